@@ -1,0 +1,7 @@
+// Finds the Chromium the browser tests drive: CHROMIUM_PATH, else Debian's /usr/bin/chromium.
+import { existsSync } from "node:fs";
+
+export function chromiumPath() {
+  const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"];
+  return candidates.find((p) => p && existsSync(p));
+}

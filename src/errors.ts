@@ -1,0 +1,46 @@
+// The one error type the library throws. Callers test `err.code` (never `instanceof` across bundles);
+// the message names the thing that is wrong: table, column, row, file, offset.
+
+export type AvaErrorCode =
+  | "SCHEMA_MISMATCH" // data or a stored schema does not fit the declared one
+  | "UNSUPPORTED_TYPE" // a schema field has no Arrow representation
+  | "INVALID_NAME" // a namespace, table or key name that could escape a folder or is malformed
+  | "INVALID_ARGUMENT" // an option or argument of the wrong shape
+  | "NOT_FOUND" // a table, snapshot, file or column that does not exist
+  | "COMMIT_CONFLICT" // another writer changed what this commit depended on
+  | "CARDINALITY" // one()/oneOrNone() saw the wrong number of rows
+  | "DATA_CORRUPT" // a data file that cannot be decoded
+  | "CATALOG_CORRUPT" // a catalog entry that cannot be decoded
+  | "QUOTA_EXCEEDED" // the platform refused to store more bytes
+  | "AVRO_CORRUPT" // an Avro stream file that cannot be decoded
+  | "IO_ERROR"; // any other storage failure
+
+export class AvaError extends Error {
+  override readonly name = "AvaError";
+  readonly code: AvaErrorCode;
+
+  constructor(code: AvaErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+  }
+}
+
+/** True for an AvaError from any copy of the library (checked by shape, not by class). */
+export function isAvaError(err: unknown, code?: AvaErrorCode): err is AvaError {
+  if (typeof err !== "object" || err === null) return false;
+  const e = err as { name?: unknown; code?: unknown };
+  return e.name === "AvaError" && typeof e.code === "string" && (code === undefined || e.code === code);
+}
+
+/** Formats a value for an error message: short, and never a 10 MB dump. */
+export function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  if (typeof value === "bigint") return `${value}n`;
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (value instanceof Date)
+    return `Date(${Number.isNaN(value.getTime()) ? "invalid" : value.toISOString()})`;
+  if (Array.isArray(value)) return `array(${value.length})`;
+  if (typeof value === "object") return value.constructor?.name ?? "object";
+  return String(value);
+}

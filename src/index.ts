@@ -1,0 +1,34 @@
+// avalanche-web: the isomorphic core. Re-exports only; nothing here may reach a `node:*` module.
+export { AvaError, type AvaErrorCode, isAvaError } from "./errors.js";
+export { json } from "./schema/json.js";
+export type { RunProvenance } from "./schema/provenance.js";
+export { PROVENANCE_FIELDS } from "./schema/provenance.js";
+export type { SchemaSource } from "./schema/table-schema.js";
+export type {
+  ColumnStats,
+  DataFile,
+  Snapshot,
+  SnapshotOperation,
+  StatValue,
+} from "./storage/catalog/model.js";
+export type { CatalogOp, CatalogState, CommitResult } from "./storage/catalog/state.js";
+export { type CatalogLog, LogCatalog } from "./storage/catalog/log-catalog.js";
+export { type MemoryStorageOptions, memoryStorage } from "./storage/memory/memory-storage.js";
+export type { Catalog, FileInfo, FileStore, Storage, StorageDescriptor } from "./storage/types.js";
+export { AppendResult } from "./table/append-result.js";
+export {
+  type BoundTableDeclaration,
+  type TableDeclaration,
+  type TableOptions,
+  table,
+} from "./table/declare.js";
+export {
+  defineNamespace,
+  type Namespace,
+  type NamespaceDefinition,
+  type NamespaceHandle,
+} from "./table/namespace.js";
+export { type Predicate, type Scalar, type Where, where } from "./table/predicate.js";
+export { Scan, type ScanPlan } from "./table/scan.js";
+export { type AppendInput, type ScanOptions, Table } from "./table/table.js";
+export { type VacuumOptions, type VacuumResult, vacuum } from "./table/vacuum.js";

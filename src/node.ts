@@ -1,0 +1,3 @@
+// avalanche-web/node: everything in the core, plus the Node filesystem adapter.
+export * from "./index.js";
+export { type NodeStorageOptions, nodeStorage } from "./storage/node/node-storage.js";

@@ -1,0 +1,105 @@
+// The `_ava_*` provenance columns every append adds (unless a table turns row lineage off): when a row was
+// written, and which run, rerun, workflow and node wrote it. Outside a run only `_ava_updated_at` is set.
+import * as A from "apache-arrow";
+import { AVA_TYPE, fieldMeta } from "./metadata.js";
+
+export const PROVENANCE_PREFIX = "_ava_";
+
+/** What a workflow node knows about itself when it appends (set by the workflow layer). */
+export interface RunProvenance {
+  runId: string;
+  rerunOf?: string | null;
+  workflowName: string;
+  nodeId: string;
+  nodeName: string;
+  nodeSlug: string;
+  /** upstream slug -> the run that produced the rows this node consumed, plus `self`. */
+  lineageVector: Record<string, string>;
+  metadata: Record<string, unknown>;
+}
+
+const json = () => fieldMeta({ [AVA_TYPE]: "json" });
+
+export const PROVENANCE_FIELDS: readonly A.Field[] = [
+  new A.Field("_ava_updated_at", new A.TimestampMicrosecond("UTC"), false),
+  new A.Field("_ava_run_id", new A.Utf8(), true),
+  new A.Field("_ava_rerun_of", new A.Utf8(), true),
+  new A.Field("_ava_workflow_name", new A.Utf8(), true),
+  new A.Field("_ava_node_id", new A.Utf8(), true),
+  new A.Field("_ava_node_name", new A.Utf8(), true),
+  new A.Field("_ava_node_slug", new A.Utf8(), true),
+  new A.Field("_ava_lineage_vector", new A.Utf8(), true, json()),
+  new A.Field("_ava_ctx_metadata", new A.Utf8(), true, json()),
+];
+
+export function isProvenanceColumn(name: string): boolean {
+  return name.startsWith(PROVENANCE_PREFIX);
+}
+
+/** A Utf8 column of `length` copies of one value (or all nulls), built without a per-row builder. */
+function constantUtf8(value: string | null | undefined, length: number): A.Data {
+  const type = new A.Utf8();
+  if (value === null || value === undefined) {
+    // Readers (parquet-wasm among them) expect the offsets buffer even when every value is null.
+    const nullBitmap = new Uint8Array(Math.ceil(length / 8));
+    return A.makeData({
+      type,
+      length,
+      nullCount: length,
+      nullBitmap,
+      valueOffsets: new Int32Array(length + 1),
+      data: new Uint8Array(0),
+    });
+  }
+  const bytes = new TextEncoder().encode(value);
+  const data = new Uint8Array(bytes.length * length);
+  const valueOffsets = new Int32Array(length + 1);
+  for (let i = 0; i < length; i++) {
+    data.set(bytes, i * bytes.length);
+    valueOffsets[i + 1] = (i + 1) * bytes.length;
+  }
+  return A.makeData({ type, length, nullCount: 0, valueOffsets, data });
+}
+
+function provenanceData(run: RunProvenance | undefined, updatedAt: bigint, length: number): A.Data[] {
+  const time = A.makeData({
+    type: PROVENANCE_FIELDS[0]!.type as A.TimestampMicrosecond,
+    length,
+    nullCount: 0,
+    data: new BigInt64Array(length).fill(updatedAt),
+  });
+  const values = [
+    run?.runId,
+    run?.rerunOf,
+    run?.workflowName,
+    run?.nodeId,
+    run?.nodeName,
+    run?.nodeSlug,
+    run && JSON.stringify(run.lineageVector),
+    run && JSON.stringify(run.metadata),
+  ];
+  return [time, ...values.map((v) => constantUtf8(v, length))];
+}
+
+/** The schema a table stores: user columns, then the provenance columns when row lineage is on. */
+export function storedSchema(user: A.Schema, rowLineage: boolean): A.Schema {
+  return rowLineage ? new A.Schema([...user.fields, ...PROVENANCE_FIELDS]) : user;
+}
+
+/** Appends the provenance columns to rows that already fit the user schema. */
+export function withProvenance(
+  rows: A.Table,
+  stored: A.Schema,
+  run: RunProvenance | undefined,
+  updatedAt: bigint,
+): A.Table {
+  const struct = new A.Struct(stored.fields);
+  const batches = rows.batches.map((batch) => {
+    const children = [...batch.data.children, ...provenanceData(run, updatedAt, batch.numRows)];
+    return new A.RecordBatch(
+      stored,
+      A.makeData({ type: struct, length: batch.numRows, nullCount: 0, children }),
+    );
+  });
+  return new A.Table(stored, batches);
+}

@@ -1,0 +1,44 @@
+// A table's declared schema, from zod (model-first) or Arrow (dataframe-first), checked once at definition:
+// supported types only, no duplicate or reserved (`_ava_`) names.
+import * as A from "apache-arrow";
+import type { z } from "zod";
+import { AvaError } from "../errors.js";
+import { schemaToJson } from "./arrow-json.js";
+import { PROVENANCE_PREFIX, storedSchema } from "./provenance.js";
+import { zodToArrow } from "./zod-to-arrow.js";
+
+export type SchemaSource = z.ZodObject | A.Schema;
+
+export interface ResolvedSchema {
+  /** The user's columns. */
+  user: A.Schema;
+  /** The columns stored: user columns plus provenance when row lineage is on. */
+  stored: A.Schema;
+  /** Present for model tables: validates appends and readModels(). */
+  zod: z.ZodObject | undefined;
+}
+
+function isArrowSchema(x: unknown): x is A.Schema {
+  return (
+    x instanceof A.Schema || (typeof x === "object" && x !== null && "fields" in x && Array.isArray(x.fields))
+  );
+}
+
+export function resolveSchema(source: SchemaSource, rowLineage: boolean): ResolvedSchema {
+  const user = isArrowSchema(source) ? source : zodToArrow(source);
+  const zod = isArrowSchema(source) ? undefined : source;
+  const seen = new Set<string>();
+  for (const field of user.fields) {
+    if (field.name.startsWith(PROVENANCE_PREFIX)) {
+      throw new AvaError(
+        "INVALID_NAME",
+        `field "${field.name}": the "${PROVENANCE_PREFIX}" prefix is reserved for provenance columns`,
+      );
+    }
+    if (seen.has(field.name)) throw new AvaError("INVALID_NAME", `field "${field.name}" appears twice`);
+    seen.add(field.name);
+  }
+  if (user.fields.length === 0) throw new AvaError("INVALID_ARGUMENT", "a table needs at least one column");
+  schemaToJson(user); // throws UNSUPPORTED_TYPE naming the field
+  return { user, stored: storedSchema(user, rowLineage), zod };
+}

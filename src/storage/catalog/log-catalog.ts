@@ -1,0 +1,122 @@
+// A Catalog over an append-only log of commits (Delta-style): entry N holds the ops of version N and is
+// created only if no entry N exists, which is the one atomic step of a commit. A writer that loses the race
+// catches up, re-applies its ops to the new state (appends rebase; explicit expectations may now conflict)
+// and tries N+1. Checkpoints of the whole state every `checkpointEvery` versions keep opening fast.
+import { AvaError, isAvaError } from "../../errors.js";
+import type { Catalog } from "../types.js";
+import {
+  applyOps,
+  type CatalogOp,
+  type CatalogState,
+  type CommitResult,
+  deserializeState,
+  EMPTY_STATE,
+  serializeState,
+} from "./state.js";
+
+/** Where a LogCatalog keeps its entries: files, an IndexedDB store, an array. */
+export interface CatalogLog {
+  /** Entry `version`, or undefined when it does not exist (yet). */
+  read(version: number): Promise<string | undefined>;
+  /** Creates entry `version` atomically; false when it already exists. */
+  tryAppend(version: number, entry: string): Promise<boolean>;
+  latestCheckpoint(): Promise<{ version: number; state: string } | undefined>;
+  writeCheckpoint(version: number, state: string): Promise<void>;
+  vacuum(olderThanMs: number): Promise<string[]>;
+}
+
+interface LogEntry {
+  ops: CatalogOp[];
+}
+
+export interface LogCatalogOptions {
+  checkpointEvery?: number;
+  /** How long a commit keeps rebasing under contention before it gives up with COMMIT_CONFLICT. */
+  retryForMs?: number;
+}
+
+export class LogCatalog implements Catalog {
+  #state: CatalogState | undefined;
+  #loading: Promise<CatalogState> | undefined;
+  readonly #log: CatalogLog;
+  readonly #checkpointEvery: number;
+  readonly #retryForMs: number;
+
+  constructor(log: CatalogLog, { checkpointEvery = 100, retryForMs = 30_000 }: LogCatalogOptions = {}) {
+    this.#log = log;
+    this.#checkpointEvery = checkpointEvery;
+    this.#retryForMs = retryForMs;
+  }
+
+  async current(): Promise<CatalogState> {
+    // Concurrent callers in this context share one catch-up.
+    this.#loading ??= this.#catchUp().finally(() => {
+      this.#loading = undefined;
+    });
+    return this.#loading;
+  }
+
+  async #catchUp(): Promise<CatalogState> {
+    let state = this.#state;
+    if (!state) {
+      const checkpoint = await this.#log.latestCheckpoint();
+      state = checkpoint
+        ? this.#parse(checkpoint.version, () => deserializeState(checkpoint.state))
+        : EMPTY_STATE;
+    }
+    for (;;) {
+      const next: number = state.version + 1;
+      const text: string | undefined = await this.#log.read(next);
+      if (text === undefined) break;
+      const entry: LogEntry = this.#parse(next, () => JSON.parse(text) as LogEntry);
+      state = applyOps(state, entry.ops).state;
+    }
+    this.#state = state;
+    return state;
+  }
+
+  #parse<T>(version: number, parse: () => T): T {
+    try {
+      return parse();
+    } catch (cause) {
+      throw new AvaError("CATALOG_CORRUPT", `catalog entry ${version} cannot be read: ${String(cause)}`, {
+        cause,
+      });
+    }
+  }
+
+  async commit(ops: readonly CatalogOp[]): Promise<CommitResult> {
+    const deadline = Date.now() + this.#retryForMs;
+    const entry = JSON.stringify({ ops: [...ops] } satisfies LogEntry);
+    for (let attempt = 0; ; attempt++) {
+      const base = await this.current();
+      const applied = applyOps(base, ops); // throws COMMIT_CONFLICT / NOT_FOUND / SCHEMA_MISMATCH
+      if (await this.#log.tryAppend(applied.state.version, entry)) {
+        if (this.#state === base) this.#state = applied.state;
+        if (applied.state.version % this.#checkpointEvery === 0) await this.#checkpoint(applied.state);
+        return { version: applied.state.version, snapshots: applied.snapshots };
+      }
+      if (Date.now() > deadline) {
+        throw new AvaError(
+          "COMMIT_CONFLICT",
+          `gave up committing after ${attempt + 1} attempts: the catalog is contended`,
+        );
+      }
+      // Lost the race for this version: back off a little (jittered, growing) and rebase.
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
+    }
+  }
+
+  async #checkpoint(state: CatalogState): Promise<void> {
+    try {
+      await this.#log.writeCheckpoint(state.version, serializeState(state));
+    } catch (err) {
+      // A checkpoint only speeds up opening; the log stays the truth, so a failed one is not the commit's failure.
+      if (!isAvaError(err)) throw err;
+    }
+  }
+
+  vacuum(olderThanMs: number): Promise<string[]> {
+    return this.#log.vacuum(olderThanMs);
+  }
+}

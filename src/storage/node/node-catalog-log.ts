@@ -1,0 +1,107 @@
+// The catalog log as files: `_catalog/log/<version>.json`. An entry is written to a temp file and then
+// hard-linked to its final name: link() fails if the name exists (so one writer wins each version, across
+// processes) and the entry appears complete or not at all, even if the writer is killed.
+import { randomUUID } from "node:crypto";
+import { link, mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import type { CatalogLog } from "../catalog/log-catalog.js";
+import { ioError } from "./paths.js";
+
+const pad = (v: number) => String(v).padStart(20, "0");
+
+export class NodeCatalogLog implements CatalogLog {
+  readonly #logDir: string;
+  readonly #checkpointDir: string;
+  readonly #tmpDir: string;
+  #ready: Promise<unknown> | undefined;
+
+  constructor(
+    root: string,
+    private readonly fsync: boolean,
+  ) {
+    this.#logDir = join(root, "_catalog", "log");
+    this.#checkpointDir = join(root, "_catalog", "checkpoints");
+    this.#tmpDir = join(root, "_catalog", "tmp");
+  }
+
+  #dirs(): Promise<unknown> {
+    this.#ready ??= Promise.all(
+      [this.#logDir, this.#checkpointDir, this.#tmpDir].map((d) => mkdir(d, { recursive: true })),
+    );
+    return this.#ready;
+  }
+
+  async read(version: number): Promise<string | undefined> {
+    try {
+      return await readFile(join(this.#logDir, `${pad(version)}.json`), "utf8");
+    } catch (err) {
+      if ((err as { code?: string }).code === "ENOENT") return undefined;
+      throw ioError(err, `reading catalog entry ${version}`);
+    }
+  }
+
+  async #writeTemp(text: string): Promise<string> {
+    await this.#dirs();
+    const tmp = join(this.#tmpDir, `${randomUUID()}.tmp`);
+    const handle = await open(tmp, "wx");
+    try {
+      await handle.writeFile(text);
+      if (this.fsync) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return tmp;
+  }
+
+  async tryAppend(version: number, entry: string): Promise<boolean> {
+    let tmp: string | undefined;
+    try {
+      tmp = await this.#writeTemp(entry);
+      await link(tmp, join(this.#logDir, `${pad(version)}.json`));
+      return true;
+    } catch (err) {
+      if ((err as { code?: string }).code === "EEXIST") return false;
+      throw ioError(err, `writing catalog entry ${version}`);
+    } finally {
+      if (tmp) await unlink(tmp).catch(() => {});
+    }
+  }
+
+  async latestCheckpoint(): Promise<{ version: number; state: string } | undefined> {
+    let names: string[];
+    try {
+      names = await readdir(this.#checkpointDir);
+    } catch (err) {
+      if ((err as { code?: string }).code === "ENOENT") return undefined;
+      throw ioError(err, "listing catalog checkpoints");
+    }
+    const versions = names.filter((n) => /^\d{20}\.json$/.test(n)).map((n) => Number(n.slice(0, 20)));
+    versions.sort((a, b) => b - a);
+    const version = versions[0];
+    if (version === undefined) return undefined;
+    return { version, state: await readFile(join(this.#checkpointDir, `${pad(version)}.json`), "utf8") };
+  }
+
+  async writeCheckpoint(version: number, state: string): Promise<void> {
+    try {
+      const tmp = await this.#writeTemp(state);
+      await rename(tmp, join(this.#checkpointDir, `${pad(version)}.json`)); // same content whoever wins
+    } catch (err) {
+      throw ioError(err, `writing catalog checkpoint ${version}`);
+    }
+  }
+
+  async vacuum(olderThanMs: number): Promise<string[]> {
+    const removed: string[] = [];
+    const names = await readdir(this.#tmpDir).catch(() => [] as string[]);
+    for (const name of names) {
+      const full = join(this.#tmpDir, name);
+      const s = await stat(full).catch(() => undefined);
+      if (s && Date.now() - s.mtimeMs >= olderThanMs) {
+        await unlink(full).catch(() => {});
+        removed.push(`_catalog/tmp/${name}`);
+      }
+    }
+    return removed;
+  }
+}

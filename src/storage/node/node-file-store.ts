@@ -1,0 +1,88 @@
+// Data files on the Node filesystem under `root`. Files are written once (flag "wx"); a writer killed
+// mid-write leaves a partial file that no commit references, which vacuum() removes.
+import { mkdir, open, readdir, readFile, stat, unlink } from "node:fs/promises";
+import { dirname, join, relative, sep } from "node:path";
+import { AvaError } from "../../errors.js";
+import type { FileInfo, FileStore } from "../types.js";
+import { insideRoot, ioError } from "./paths.js";
+
+export class NodeFileStore implements FileStore {
+  constructor(
+    private readonly root: string,
+    private readonly fsync: boolean,
+  ) {}
+
+  async write(path: string, bytes: Uint8Array): Promise<void> {
+    const full = insideRoot(this.root, path);
+    try {
+      await mkdir(dirname(full), { recursive: true });
+      const handle = await open(full, "wx");
+      try {
+        await handle.writeFile(bytes);
+        if (this.fsync) await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    } catch (err) {
+      throw ioError(err, `writing ${path}`);
+    }
+  }
+
+  async read(path: string): Promise<Uint8Array> {
+    try {
+      return new Uint8Array(await readFile(insideRoot(this.root, path)));
+    } catch (err) {
+      throw err instanceof AvaError ? err : ioError(err, `reading ${path}`);
+    }
+  }
+
+  async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
+    try {
+      const handle = await open(insideRoot(this.root, path), "r");
+      try {
+        const buffer = new Uint8Array(length);
+        const { bytesRead } = await handle.read(buffer, 0, length, offset);
+        return buffer.subarray(0, bytesRead);
+      } finally {
+        await handle.close();
+      }
+    } catch (err) {
+      throw err instanceof AvaError ? err : ioError(err, `reading ${path}`);
+    }
+  }
+
+  async list(prefix: string): Promise<FileInfo[]> {
+    const out: FileInfo[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      let entries: import("node:fs").Dirent[];
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch (err) {
+        if ((err as { code?: string }).code === "ENOENT") return;
+        throw ioError(err, `listing ${dir}`);
+      }
+      for (const e of entries) {
+        const full = join(dir, e.name);
+        if (e.isDirectory()) await walk(full);
+        else if (e.isFile()) {
+          const path = relative(this.root, full).split(sep).join("/");
+          if (!path.startsWith(prefix)) continue;
+          const s = await stat(full).catch(() => undefined);
+          if (s) out.push({ path, size: s.size, modifiedMs: s.mtimeMs });
+        }
+      }
+    };
+    // Walk from the deepest folder the prefix names, not the whole root.
+    const folder = prefix.includes("/") ? prefix.slice(0, prefix.lastIndexOf("/")) : "";
+    await walk(folder ? insideRoot(this.root, folder) : this.root);
+    return out;
+  }
+
+  async delete(path: string): Promise<void> {
+    try {
+      await unlink(insideRoot(this.root, path));
+    } catch (err) {
+      if ((err as { code?: string }).code !== "ENOENT") throw ioError(err, `deleting ${path}`);
+    }
+  }
+}

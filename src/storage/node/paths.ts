@@ -1,0 +1,30 @@
+// Every path the Node adapter touches is resolved inside `root`; anything that would leave it is refused.
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { AvaError } from "../../errors.js";
+
+export function insideRoot(root: string, path: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what we refuse
+  if (path === "" || isAbsolute(path) || path.includes("\\") || /[\u0000-\u001f]/.test(path)) {
+    throw new AvaError("INVALID_NAME", `path ${JSON.stringify(path)} is not a relative storage path`);
+  }
+  const full = resolve(root, path);
+  const rel = relative(root, full);
+  if (
+    rel === "" ||
+    rel.startsWith(`..${sep}`) ||
+    rel === ".." ||
+    isAbsolute(rel) ||
+    path.split("/").includes("..")
+  ) {
+    throw new AvaError("INVALID_NAME", `path ${JSON.stringify(path)} leaves the storage root`);
+  }
+  return full;
+}
+
+export function ioError(err: unknown, what: string): AvaError {
+  const code = (err as { code?: string }).code;
+  if (code === "ENOENT") return new AvaError("NOT_FOUND", `${what}: no such file`, { cause: err });
+  if (code === "ENOSPC" || code === "EDQUOT")
+    return new AvaError("QUOTA_EXCEEDED", `${what}: disk full`, { cause: err });
+  return new AvaError("IO_ERROR", `${what}: ${(err as Error).message}`, { cause: err });
+}

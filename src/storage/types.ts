@@ -1,0 +1,43 @@
+// Storage = FileStore (immutable bytes) + Catalog (transactional metadata) + a plain-data descriptor that a
+// Worker or worker thread uses to reopen the same storage.
+import type { CatalogOp, CatalogState, CommitResult } from "./catalog/state.js";
+
+export interface FileInfo {
+  path: string;
+  size: number;
+  modifiedMs: number;
+}
+
+/** Byte-level, write-once files under `/`-separated relative paths. */
+export interface FileStore {
+  /** Writes a whole new file; refuses to overwrite one that exists. */
+  write(path: string, bytes: Uint8Array): Promise<void>;
+  /** Reads a whole file; NOT_FOUND when missing. */
+  read(path: string): Promise<Uint8Array>;
+  readRange(path: string, offset: number, length: number): Promise<Uint8Array>;
+  /** Files whose path starts with `prefix`. */
+  list(prefix: string): Promise<FileInfo[]>;
+  /** Deletes a file; missing files are not an error. */
+  delete(path: string): Promise<void>;
+}
+
+/** Metadata with atomic, optimistically concurrent commits. */
+export interface Catalog {
+  /** The latest committed state (catching up with other writers first). Treat it as immutable. */
+  current(): Promise<CatalogState>;
+  /** Applies all ops atomically against the latest state, or none; appends rebase and retry. */
+  commit(ops: readonly CatalogOp[]): Promise<CommitResult>;
+  /** Removes the catalog's own leftovers (temp files of crashed writers) older than `olderThanMs`. */
+  vacuum(olderThanMs: number): Promise<string[]>;
+}
+
+export type StorageDescriptor =
+  | { kind: "memory"; id: string }
+  | { kind: "node"; root: string }
+  | { kind: "browser"; name: string };
+
+export interface Storage {
+  readonly descriptor: StorageDescriptor;
+  readonly files: FileStore;
+  readonly catalog: Catalog;
+}

@@ -1,0 +1,58 @@
+// What an append returns: the snapshot it committed and the rows it wrote, with their provenance columns.
+import type * as A from "apache-arrow";
+import type { z } from "zod";
+import { AvaError } from "../errors.js";
+import type { Snapshot } from "../storage/catalog/model.js";
+import { toModels, toObjects } from "./rows.js";
+
+export class AppendResult<Row> {
+  constructor(
+    /** "namespace.table" */
+    readonly table: string,
+    readonly snapshot: Snapshot,
+    /** The rows appended, as stored (provenance columns included). */
+    readonly data: A.Table,
+    private readonly zod: z.ZodObject | undefined,
+  ) {}
+
+  get snapshotId(): string {
+    return this.snapshot.id;
+  }
+
+  get rowCount(): number {
+    return this.data.numRows;
+  }
+
+  toArrow(): A.Table {
+    return this.data;
+  }
+
+  toObjects(): Record<string, unknown>[] {
+    return toObjects(this.data);
+  }
+
+  /** Validated models; model tables only. */
+  toModels(): Row[] {
+    return toModels<Row>(this.toObjects(), this.zod, this.table);
+  }
+
+  /** The only row appended (a model for model tables, else an object); CARDINALITY otherwise. */
+  one(): Row {
+    const row = this.oneOrNone();
+    if (row === null) throw this.#cardinality("exactly one");
+    return row;
+  }
+
+  oneOrNone(): Row | null {
+    if (this.rowCount > 1) throw this.#cardinality("at most one");
+    if (this.rowCount === 0) return null;
+    return (this.zod ? this.toModels() : this.toObjects())[0] as Row;
+  }
+
+  #cardinality(expected: string): AvaError {
+    return new AvaError(
+      "CARDINALITY",
+      `expected ${expected} row from the append to ${this.table} (snapshot ${this.snapshotId}), got ${this.rowCount}`,
+    );
+  }
+}

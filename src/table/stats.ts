@@ -1,0 +1,141 @@
+// Column min / max / null counts of a data file, computed on the raw Arrow buffers (strings are compared
+// as UTF-8 bytes and only the winners decoded) so that they cost little beside the Parquet encode.
+import * as A from "apache-arrow";
+import type { ColumnStats, StatValue } from "../storage/catalog/model.js";
+import { AVA_TYPE } from "../schema/metadata.js";
+
+/** Strings longer than this keep a truncated min and no max (a truncated max would not be an upper bound). */
+const MAX_STRING_STAT = 64;
+
+type Bounds = { min: unknown; max: unknown } | undefined;
+
+function valid(data: A.Data, i: number): boolean {
+  if (data.nullCount === 0) return true;
+  const bitmap = data.nullBitmap;
+  if (!bitmap || bitmap.length === 0) return data.nullCount !== data.length;
+  const j = data.offset + i;
+  return ((bitmap[j >> 3]! >> (j & 7)) & 1) === 1;
+}
+
+function numericBounds(data: A.Data): Bounds {
+  const values = data.values as ArrayLike<number | bigint>;
+  let min: number | bigint | undefined;
+  let max: number | bigint | undefined;
+  for (let i = 0; i < data.length; i++) {
+    if (!valid(data, i)) continue;
+    const v = values[data.offset + i]!;
+    if (typeof v === "number" && Number.isNaN(v)) continue;
+    if (min === undefined || v < min) min = v;
+    if (max === undefined || v > max) max = v;
+  }
+  return min === undefined ? undefined : { min, max };
+}
+
+function compareBytes(bytes: Uint8Array, a0: number, a1: number, b0: number, b1: number): number {
+  const n = Math.min(a1 - a0, b1 - b0);
+  for (let k = 0; k < n; k++) {
+    const d = bytes[a0 + k]! - bytes[b0 + k]!;
+    if (d !== 0) return d;
+  }
+  return a1 - a0 - (b1 - b0);
+}
+
+function utf8Bounds(data: A.Data): Bounds {
+  const offsets = data.valueOffsets as Int32Array;
+  const bytes = data.values as Uint8Array;
+  let minI = -1;
+  let maxI = -1;
+  let m0 = 0;
+  let m1 = 0;
+  let x0 = 0;
+  let x1 = 0;
+  for (let i = 0; i < data.length; i++) {
+    if (!valid(data, i)) continue;
+    const s = offsets[data.offset + i]!;
+    const e = offsets[data.offset + i + 1]!;
+    if (minI < 0 || compareBytes(bytes, s, e, m0, m1) < 0) [minI, m0, m1] = [i, s, e];
+    if (maxI < 0 || compareBytes(bytes, s, e, x0, x1) > 0) [maxI, x0, x1] = [i, s, e];
+  }
+  if (minI < 0) return undefined;
+  const vector = A.makeVector(data);
+  return { min: vector.get(minI), max: vector.get(maxI) };
+}
+
+function boundsOf(data: A.Data): Bounds {
+  const type = data.type as A.DataType;
+  if (A.DataType.isInt(type) || A.DataType.isFloat(type) || A.DataType.isTimestamp(type))
+    return numericBounds(data);
+  if (A.DataType.isUtf8(type)) return utf8Bounds(data);
+  if (A.DataType.isDictionary(type) && data.dictionary) {
+    // Bounds of the dictionary: a superset of the values used, so still safe for pruning.
+    const dict = data.dictionary.data.map(utf8Bounds).filter((b) => b !== undefined);
+    if (dict.length === 0) return undefined;
+    const mins = dict.map((b) => b.min as string).sort();
+    const maxs = dict.map((b) => b.max as string).sort();
+    return { min: mins[0], max: maxs.at(-1) };
+  }
+  if (A.DataType.isBool(type)) {
+    const v = A.makeVector(data);
+    let min: boolean | undefined;
+    let max: boolean | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const x = v.get(i) as boolean | null;
+      if (x === null) continue;
+      min = min === undefined ? x : min && x;
+      max = max === undefined ? x : max || x;
+    }
+    return min === undefined ? undefined : { min, max };
+  }
+  return undefined;
+}
+
+function merge(a: Bounds, b: Bounds): Bounds {
+  if (!a) return b;
+  if (!b) return a;
+  // Bounds are numbers, bigints, strings or booleans; `<` orders each of them (and bigint against number).
+  const lt = (x: unknown, y: unknown) => (x as number) < (y as number);
+  return { min: lt(b.min, a.min) ? b.min : a.min, max: lt(a.max, b.max) ? b.max : a.max };
+}
+
+function toStat(v: unknown): StatValue {
+  return typeof v === "bigint" ? { bigint: v.toString() } : (v as StatValue);
+}
+
+export function fromStat(v: StatValue): string | number | boolean | bigint {
+  return typeof v === "object" ? BigInt(v.bigint) : v;
+}
+
+function isScalar(type: A.DataType): boolean {
+  return (
+    A.DataType.isInt(type) ||
+    A.DataType.isFloat(type) ||
+    A.DataType.isTimestamp(type) ||
+    A.DataType.isUtf8(type) ||
+    A.DataType.isBool(type) ||
+    A.DataType.isDictionary(type)
+  );
+}
+
+/** Stats of every scalar column (nested and JSON columns are never pruned on). */
+export function columnStats(table: A.Table): Record<string, ColumnStats> {
+  const out: Record<string, ColumnStats> = {};
+  table.schema.fields.forEach((field, index) => {
+    if (!isScalar(field.type) || field.metadata.get(AVA_TYPE) === "json") return;
+    let bounds: Bounds;
+    let nullCount = 0;
+    for (const batch of table.batches) {
+      const data = batch.data.children[index]!;
+      nullCount += data.nullCount;
+      bounds = merge(bounds, boundsOf(data));
+    }
+    const stats: ColumnStats = { nullCount };
+    if (bounds) {
+      const { min, max } = bounds;
+      if (typeof min === "string" && min.length > MAX_STRING_STAT) stats.min = min.slice(0, MAX_STRING_STAT);
+      else stats.min = toStat(min);
+      if (!(typeof max === "string" && max.length > MAX_STRING_STAT)) stats.max = toStat(max);
+    }
+    out[field.name] = stats;
+  });
+  return out;
+}

@@ -1,0 +1,179 @@
+// A table handle bound to a storage: append / overwrite write one Parquet file and commit one snapshot;
+// scans read any snapshot. Write protocol: validate everything -> write the data file -> commit the
+// snapshot (the only visible step). A failure before the commit leaves at most an orphan file.
+import type * as A from "apache-arrow";
+import { AvaError, isAvaError } from "../errors.js";
+import { encodeParquet } from "../parquet/parquet.js";
+import { schemaToJson } from "../schema/arrow-json.js";
+import { coerceInput } from "../schema/coerce.js";
+import { type RunProvenance, withProvenance } from "../schema/provenance.js";
+import type { DataFile, Snapshot } from "../storage/catalog/model.js";
+import { liveFilesOf, type SnapshotDraft, type TableState } from "../storage/catalog/state.js";
+import type { Storage } from "../storage/types.js";
+import { nowMicros, ulid } from "../util/ids.js";
+import { AppendResult } from "./append-result.js";
+import type { BoundTableDeclaration } from "./declare.js";
+import type { Predicate, Where } from "./predicate.js";
+import { where } from "./predicate.js";
+import { toModels } from "./rows.js";
+import { Scan } from "./scan.js";
+import { columnStats } from "./stats.js";
+
+export type AppendInput<In> = A.Table | A.RecordBatch | readonly In[] | In;
+
+export interface ScanOptions<Row> {
+  /** Columns to read (user or provenance columns); all by default. */
+  columns?: readonly string[];
+  /** Rows to keep; data files whose statistics rule them out are never read. */
+  filter?: Predicate | ((w: Where<Row>) => Predicate);
+  /** Time travel: read the table as of this snapshot. */
+  snapshotId?: string;
+}
+
+export class Table<Row = Record<string, unknown>, In = Row> {
+  readonly #storage: Storage;
+  readonly #run: RunProvenance | undefined;
+  readonly declaration: BoundTableDeclaration<Row, In>;
+
+  constructor(storage: Storage, declaration: BoundTableDeclaration<Row, In>, run?: RunProvenance) {
+    this.#storage = storage;
+    this.declaration = declaration;
+    this.#run = run;
+  }
+
+  get namespace(): string {
+    return this.declaration.namespace;
+  }
+
+  get name(): string {
+    return this.declaration.name;
+  }
+
+  /** "namespace.table" */
+  get identifier(): string {
+    return this.declaration.identifier;
+  }
+
+  /** The stored Arrow schema: user columns, then provenance columns when row lineage is on. */
+  get schema(): A.Schema {
+    return this.declaration.schema.stored;
+  }
+
+  /** The same table, writing rows stamped with a workflow run's provenance. */
+  withRun(run: RunProvenance): Table<Row, In> {
+    return new Table(this.#storage, this.declaration, run);
+  }
+
+  async #state(): Promise<TableState> {
+    const state = await this.#storage.catalog.current();
+    const entry = state.tables[this.identifier];
+    if (!entry)
+      throw new AvaError(
+        "NOT_FOUND",
+        `table ${this.identifier} does not exist; call push() on its namespace first`,
+      );
+    if (JSON.stringify(entry.schema) !== JSON.stringify(schemaToJson(this.declaration.schema.user))) {
+      throw new AvaError(
+        "SCHEMA_MISMATCH",
+        `table ${this.identifier} is stored with a different schema than its declaration`,
+      );
+    }
+    return entry;
+  }
+
+  append(data: AppendInput<In>): Promise<AppendResult<Row>> {
+    return this.#write(data, "append");
+  }
+
+  /** Replaces every row with `data`, as one snapshot (earlier snapshots stay readable). */
+  overwrite(data: AppendInput<In>): Promise<AppendResult<Row>> {
+    return this.#write(data, "overwrite");
+  }
+
+  async #write(data: AppendInput<In>, operation: "append" | "overwrite"): Promise<AppendResult<Row>> {
+    await this.#state();
+    const { user, stored, zod } = this.declaration.schema;
+    const rows = coerceInput(data, { identifier: this.identifier, schema: user, zod });
+    const table = this.declaration.rowLineage ? withProvenance(rows, stored, this.#run, nowMicros()) : rows;
+    const snapshotId = ulid();
+    const addedFiles: DataFile[] = [];
+    if (table.numRows > 0) {
+      const path = `data/${this.namespace}/${this.name}/${snapshotId}.parquet`;
+      const bytes = await encodeParquet(table);
+      await this.#storage.files.write(path, bytes);
+      addedFiles.push({ path, rowCount: table.numRows, sizeBytes: bytes.length, stats: columnStats(table) });
+    }
+    const draft: SnapshotDraft = { id: snapshotId, operation, timestampMs: Date.now(), addedFiles };
+    if (operation === "overwrite") draft.removeAll = true;
+    if (this.#run)
+      Object.assign(draft, {
+        runId: this.#run.runId,
+        nodeSlug: this.#run.nodeSlug,
+        workflowName: this.#run.workflowName,
+      });
+    try {
+      const result = await this.#storage.catalog.commit([
+        { op: "commitSnapshot", namespace: this.namespace, table: this.name, snapshot: draft },
+      ]);
+      return new AppendResult<Row>(this.identifier, result.snapshots[0]!, table, zod);
+    } catch (err) {
+      // The commit did not happen: the file is unreferenced. Remove it now rather than leave it to vacuum.
+      for (const f of addedFiles) await this.#storage.files.delete(f.path).catch(() => {});
+      throw isAvaError(err)
+        ? err
+        : new AvaError("IO_ERROR", `committing to ${this.identifier} failed: ${String(err)}`, { cause: err });
+    }
+  }
+
+  scan(options: ScanOptions<Row> = {}): Scan {
+    const { columns, snapshotId } = options;
+    const filter =
+      typeof options.filter === "function" ? options.filter(where as unknown as Where<Row>) : options.filter;
+    return new Scan(
+      {
+        identifier: this.identifier,
+        stored: this.schema,
+        files: this.#storage.files,
+        resolve: async () => {
+          const state = await this.#state();
+          if (snapshotId === undefined)
+            return { snapshot: state.snapshots.at(-1), liveFiles: state.liveFiles };
+          const index = state.snapshots.findIndex((s) => s.id === snapshotId);
+          if (index < 0)
+            throw new AvaError("NOT_FOUND", `table ${this.identifier} has no snapshot ${snapshotId}`);
+          return {
+            snapshot: state.snapshots[index],
+            liveFiles: liveFilesOf(state.snapshots.slice(0, index + 1)),
+          };
+        },
+      },
+      columns,
+      filter,
+    );
+  }
+
+  /** The whole current snapshot (or `snapshotId`) as one Arrow table. */
+  read(options: Omit<ScanOptions<Row>, "columns" | "filter"> = {}): Promise<A.Table> {
+    return this.scan(options).toArrow();
+  }
+
+  /** Every row as a validated model (model tables only). */
+  async readModels(options: Omit<ScanOptions<Row>, "columns"> = {}): Promise<Row[]> {
+    return toModels<Row>(await this.scan(options).toObjects(), this.declaration.schema.zod, this.identifier);
+  }
+
+  /** Snapshots, oldest first. */
+  async history(): Promise<Snapshot[]> {
+    return [...(await this.#state()).snapshots];
+  }
+
+  async currentSnapshot(): Promise<Snapshot | undefined> {
+    return (await this.#state()).snapshots.at(-1);
+  }
+
+  async snapshot(id: string): Promise<Snapshot> {
+    const found = (await this.#state()).snapshots.find((s) => s.id === id);
+    if (!found) throw new AvaError("NOT_FOUND", `table ${this.identifier} has no snapshot ${id}`);
+    return found;
+  }
+}

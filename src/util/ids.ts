@@ -1,0 +1,23 @@
+// Identifiers: ULIDs (time-sortable, 26 chars of Crockford base32) for runs, snapshots and data files.
+// Written here rather than pulled in: twenty lines on top of the platform's crypto.getRandomValues.
+
+const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+export function ulid(timeMs: number = Date.now()): string {
+  let time = "";
+  let t = Math.floor(timeMs);
+  for (let i = 0; i < 10; i++) {
+    time = ALPHABET[t % 32]! + time;
+    t = Math.floor(t / 32);
+  }
+  const random = crypto.getRandomValues(new Uint8Array(16));
+  let rest = "";
+  for (const byte of random) rest += ALPHABET[byte % 32]!;
+  return time + rest;
+}
+
+/** Microseconds since the epoch, as precise as the platform clock allows. */
+export function nowMicros(): bigint {
+  const ms = performance.timeOrigin + performance.now();
+  return BigInt(Math.floor(ms * 1000));
+}

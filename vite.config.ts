@@ -1,0 +1,50 @@
+// One config, two test projects: `node` (test/node + test/shared) and `browser` (test/browser + test/shared,
+// real headless Chromium through Playwright driving Debian's build, never a downloaded one).
+import { playwright } from "@vitest/browser-playwright";
+import { defineConfig } from "vitest/config";
+import { chromiumPath } from "./scripts/chromium-path.mjs";
+
+const chromiumArgs = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export default defineConfig({
+  // Heavy dependencies are pre-bundled up front, or Vite re-optimises mid-run and reloads the test page.
+  optimizeDeps: { include: ["apache-arrow", "zod", "idb"], exclude: ["parquet-wasm"] },
+  test: {
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "node",
+          environment: "node",
+          include: ["test/node/**/*.test.ts", "test/shared/**/*.test.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts", "test/shared/**/*.test.ts"],
+          browser: {
+            enabled: true,
+            headless: true,
+            screenshotFailures: false,
+            provider: playwright({
+              launchOptions: { executablePath: chromiumPath() ?? "/usr/bin/chromium", args: chromiumArgs },
+            }),
+            instances: [{ browser: "chromium" }],
+          },
+        },
+      },
+    ],
+  },
+});
