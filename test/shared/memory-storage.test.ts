@@ -1,0 +1,10 @@
+import { memoryStorage } from "../../src/index.js";
+import { ulid } from "../../src/util/ids.js";
+import { describeStorage } from "./storage-contract.js";
+
+describeStorage("memoryStorage", {
+  async fresh() {
+    const id = ulid();
+    return { open: () => memoryStorage({ id }) };
+  },
+});
