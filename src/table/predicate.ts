@@ -32,7 +32,9 @@ const isGroup = (p: Predicate): p is GroupPredicate => p.op === "and" || p.op ==
 const isNullCheck = (p: Predicate): p is NullPredicate => p.op === "isNull" || p.op === "notNull";
 
 type Col<Row> = Extract<keyof Row, string>;
-type Val<Row, K extends keyof Row> =
+type Val<Row, K extends keyof Row> = unknown extends Row[K]
+  ? Scalar // rows of an Arrow-schema table are untyped
+  : Extract<NonNullable<Row[K]>, Scalar> | (NonNullable<Row[K]> extends number ? bigint : never);
   | Extract<NonNullable<Row[K]>, Scalar>
   | (NonNullable<Row[K]> extends number ? bigint : never);
 

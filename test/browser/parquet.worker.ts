@@ -13,7 +13,13 @@ self.onmessage = async (event: MessageEvent<{ n: number }>) => {
     const back = await decodeParquet(bytes);
     let sum = 0;
     for (const v of back.getChild("value")!) sum += v as number;
-    postMessage({ ok: true, rows: back.numRows, sum, bytes: bytes.length, isWorker: typeof (self as unknown as { document?: unknown }).document === "undefined" });
+    postMessage({
+      ok: true,
+      rows: back.numRows,
+      sum,
+      bytes: bytes.length,
+      isWorker: typeof (self as unknown as { document?: unknown }).document === "undefined",
+    });
   } catch (e) {
     postMessage({ ok: false, error: String(e) });
   }

@@ -57,7 +57,11 @@ export function telemetry(channel: string, from: number, count: number): A.Table
 }
 
 /** Asserts the promise rejects with an AvaError of `code` whose message matches every pattern. */
-export async function expectAvaError(p: Promise<unknown> | (() => unknown), code: ava.AvaErrorCode, ...patterns: RegExp[]) {
+export async function expectAvaError(
+  p: Promise<unknown> | (() => unknown),
+  code: ava.AvaErrorCode,
+  ...patterns: RegExp[]
+) {
   let error: unknown;
   try {
     await (typeof p === "function" ? p() : p);
@@ -67,7 +71,8 @@ export async function expectAvaError(p: Promise<unknown> | (() => unknown), code
   if (!ava.isAvaError(error)) throw new Error(`expected AvaError ${code}, got ${String(error)}`);
   if (error.code !== code) throw new Error(`expected code ${code}, got ${error.code}: ${error.message}`);
   for (const re of patterns) {
-    if (!re.test(error.message)) throw new Error(`message ${JSON.stringify(error.message)} does not match ${re}`);
+    if (!re.test(error.message))
+      throw new Error(`message ${JSON.stringify(error.message)} does not match ${re}`);
   }
   return error;
 }

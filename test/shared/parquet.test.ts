@@ -21,8 +21,28 @@ it("round-trips every supported column type through Parquet", async () => {
   const ns = await ava.defineNamespace({ name: "pq", tables: { t } }).open({ storage: ava.memoryStorage() });
   await ns.push();
   const rows = [
-    { s: "é🙂", i: -5, f: null, b: true, e: "y" as const, d: new Date(0), l: [1.5, -0, 5e-324], o: { a: "", n: [{ q: -(2n ** 63n) }] }, j: { deep: [1, "2"] } },
-    { s: "", i: 2 ** 53 - 1, f: 1e308, b: false, e: "x" as const, d: new Date(8.64e15), l: [], o: { a: "z", n: [] }, j: "text" },
+    {
+      s: "é🙂",
+      i: -5,
+      f: null,
+      b: true,
+      e: "y" as const,
+      d: new Date(0),
+      l: [1.5, -0, 5e-324],
+      o: { a: "", n: [{ q: -(2n ** 63n) }] },
+      j: { deep: [1, "2"] },
+    },
+    {
+      s: "",
+      i: 2 ** 53 - 1,
+      f: 1e308,
+      b: false,
+      e: "x" as const,
+      d: new Date(8.64e15),
+      l: [],
+      o: { a: "z", n: [] },
+      j: "text",
+    },
   ];
   const res = await ns.t.append(rows);
   const back = await ns.t.readModels();

@@ -42,8 +42,16 @@ describe("zod -> Arrow", () => {
   });
 
   it.each([
-    ["a union of several types", z.object({ id: z.string(), bad: z.union([z.string(), z.number()]) }), /"bad"/],
-    ["a record of any", z.object({ nested: z.object({ rec: z.record(z.string(), z.any()) }) }), /"nested\.rec"/],
+    [
+      "a union of several types",
+      z.object({ id: z.string(), bad: z.union([z.string(), z.number()]) }),
+      /"bad"/,
+    ],
+    [
+      "a record of any",
+      z.object({ nested: z.object({ rec: z.record(z.string(), z.any()) }) }),
+      /"nested\.rec"/,
+    ],
     ["a function", z.object({ f: z.function() }), /"f"/],
     ["an any", z.object({ list: z.array(z.any()) }), /"list\[\]"/],
   ])("refuses %s at definition, naming the field", async (_, schema, field) => {
@@ -51,7 +59,11 @@ describe("zod -> Arrow", () => {
   });
 
   it("refuses the reserved _ava_ prefix, in zod and Arrow schemas", async () => {
-    await expectAvaError(() => ava.table({ schema: z.object({ _ava_run_id: z.string() }) }), "INVALID_NAME", /_ava_run_id/);
+    await expectAvaError(
+      () => ava.table({ schema: z.object({ _ava_run_id: z.string() }) }),
+      "INVALID_NAME",
+      /_ava_run_id/,
+    );
     const arrow = new A.Schema([new A.Field("_ava_x", new A.Utf8())]);
     await expectAvaError(() => ava.table({ schema: arrow }), "INVALID_NAME", /_ava_x/);
   });
@@ -67,11 +79,18 @@ describe("zod -> Arrow", () => {
       await expectAvaError(() => ava.defineNamespace({ name: bad, tables: {} }), "INVALID_NAME");
       await expectAvaError(() => ava.defineNamespace({ name: "ok", tables: { [bad]: t } }), "INVALID_NAME");
     }
-    await expectAvaError(() => ava.defineNamespace({ name: "ok", tables: { push: t } }), "INVALID_NAME", /reserved/);
+    await expectAvaError(
+      () => ava.defineNamespace({ name: "ok", tables: { push: t } }),
+      "INVALID_NAME",
+      /reserved/,
+    );
   });
 
   it("exposes bound declarations before any storage", () => {
-    const Def = ava.defineNamespace({ name: "n1", tables: { t: ava.table({ schema: z.object({ a: z.string() }) }) } });
+    const Def = ava.defineNamespace({
+      name: "n1",
+      tables: { t: ava.table({ schema: z.object({ a: z.string() }) }) },
+    });
     expect(Def.tables.t.identifier).toBe("n1.t");
     expect(Def.tables.t.namespace).toBe("n1");
     expect(Def.tables.t.name).toBe("t");

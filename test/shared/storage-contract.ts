@@ -3,7 +3,6 @@
 // independent instance, as another tab, Worker or process would have.
 import { describe, expect, it } from "vitest";
 import type { Storage } from "../../src/index.js";
-import * as ava from "../../src/index.js";
 import { Docs, doc, expectAvaError, telemetry } from "./fixtures.js";
 
 export interface StorageTarget {
@@ -126,7 +125,9 @@ export function describeStorage(name: string, target: StorageTarget) {
         await storage.files.write("data/docs/documents/orphan.parquet", bytes(1, 2, 3));
         const { removed } = await ns.vacuum({ olderThanMs: 0 });
         expect(removed).toContain("data/docs/documents/orphan.parquet");
-        expect(removed.some((p) => p.endsWith(".parquet") && p !== "data/docs/documents/orphan.parquet")).toBe(false);
+        expect(
+          removed.some((p) => p.endsWith(".parquet") && p !== "data/docs/documents/orphan.parquet"),
+        ).toBe(false);
         // Files of earlier snapshots are still referenced by history: time travel keeps working.
         expect((await ns.documents.read({ snapshotId: r1.snapshotId })).numRows).toBe(2);
       });
@@ -138,7 +139,12 @@ export function describeStorage(name: string, target: StorageTarget) {
         const r = await ns.telemetry.append(telemetry("x", 0, 4));
         const path = r.snapshot.addedFiles[0]!.path;
         await storage.files.delete(path);
-        await expectAvaError(ns.telemetry.read(), "NOT_FOUND", new RegExp(path.replaceAll(".", "\\.")), /docs\.telemetry/);
+        await expectAvaError(
+          ns.telemetry.read(),
+          "NOT_FOUND",
+          new RegExp(path.replaceAll(".", "\\.")),
+          /docs\.telemetry/,
+        );
       });
 
       it("names a corrupt data file when it is read", async () => {
@@ -155,5 +161,3 @@ export function describeStorage(name: string, target: StorageTarget) {
     });
   });
 }
-
-

@@ -22,7 +22,13 @@ describe("append", () => {
     expect((row._ava_updated_at as Date).getTime()).toBeGreaterThanOrEqual(before - 5);
     expect(row._ava_run_id).toBeNull();
     expect(row._ava_node_slug).toBeNull();
-    expect(res.snapshot).toMatchObject({ operation: "append", sequenceNumber: 1, parentId: null, addedRows: 2, totalRows: 2 });
+    expect(res.snapshot).toMatchObject({
+      operation: "append",
+      sequenceNumber: 1,
+      parentId: null,
+      addedRows: 2,
+      totalRows: 2,
+    });
   });
 
   it("accepts Arrow tables and record batches, casting losslessly", async () => {
@@ -73,7 +79,10 @@ describe("bad input is refused and nothing is written", () => {
   it("a model failing zod names column and row", async () => {
     await ns.documents.append(doc(0));
     await refused(ns.documents.append([doc(1), doc(2), { ...doc(3), words: 1.5 }]), /column "words" row 2/);
-    await refused(ns.documents.append([doc(1), { ...doc(2), kind: "memo" as "note" }]), /column "kind" row 1/);
+    await refused(
+      ns.documents.append([doc(1), { ...doc(2), kind: "memo" as "note" }]),
+      /column "kind" row 1/,
+    );
   });
 
   it("a missing column or a null in a non-nullable column names column and row", async () => {
@@ -86,13 +95,21 @@ describe("bad input is refused and nothing is written", () => {
       value: nulls.getChild("value")!,
     });
     await refused(ns.telemetry.append(withNull), /column "channel" row 1: null/);
-    await refused(ns.telemetry.append(A.tableFromArrays({ channel: ["a"], value: [1] })), /column "ts" is missing/);
+    await refused(
+      ns.telemetry.append(A.tableFromArrays({ channel: ["a"], value: [1] })),
+      /column "ts" is missing/,
+    );
   });
 
   it("a column of the wrong type or an unknown column is refused", async () => {
     const wrong = A.tableFromArrays({ channel: ["a"], ts: ["not a number"], value: [1] });
     await refused(ns.telemetry.append(wrong), /column "ts": expected Int64, got Dictionary/);
-    const lossy = A.tableFromArrays({ channel: ["a"], ts: new BigInt64Array(1), value: new Float64Array(1), extra: [1] });
+    const lossy = A.tableFromArrays({
+      channel: ["a"],
+      ts: new BigInt64Array(1),
+      value: new Float64Array(1),
+      extra: [1],
+    });
     await refused(ns.telemetry.append(lossy), /column "extra" is not in the table's schema/);
     const u64 = new A.Table({
       channel: A.vectorFromArray(["a"], new A.Utf8()),
@@ -103,7 +120,13 @@ describe("bad input is refused and nothing is written", () => {
   });
 
   it("plain objects of the wrong type on an Arrow-schema table name the column and row", async () => {
-    await refused(ns.telemetry.append([{ channel: "a", ts: 1n, value: 1 }, { channel: "b", ts: "x", value: 2 }]), /column "ts" row 1/);
+    await refused(
+      ns.telemetry.append([
+        { channel: "a", ts: 1n, value: 1 },
+        { channel: "b", ts: "x", value: 2 },
+      ]),
+      /column "ts" row 1/,
+    );
     await refused(ns.telemetry.append([{ channel: "a", ts: 2n ** 64n, value: 1 }]), /out of range/);
     await refused(ns.telemetry.append([{ channel: "a", ts: 1n, value: 1, typo: 3 }]), /"typo"/);
     await refused(ns.telemetry.append(42 as never), /cannot append number/);
@@ -118,7 +141,9 @@ describe("bad input is refused and nothing is written", () => {
   it("a declaration that differs from the stored table is refused", async () => {
     const Changed = ava.defineNamespace({
       name: "docs",
-      tables: { telemetry: ava.table({ schema: new A.Schema([new A.Field("channel", new A.Utf8(), false)]) }) },
+      tables: {
+        telemetry: ava.table({ schema: new A.Schema([new A.Field("channel", new A.Utf8(), false)]) }),
+      },
     });
     const changed = await Changed.open({ storage: ns.storage });
     await expectAvaError(changed.push(), "SCHEMA_MISMATCH", /docs\.telemetry/);
@@ -132,13 +157,17 @@ describe("snapshots and time travel", () => {
     const b = await ns.telemetry.append(telemetry("b", 10, 5));
     const c = await ns.telemetry.overwrite(telemetry("c", 20, 2));
     const history = await ns.telemetry.history();
-    expect(history.map((s) => [s.sequenceNumber, s.operation, s.addedRows, s.removedRows, s.totalRows])).toEqual([
+    expect(
+      history.map((s) => [s.sequenceNumber, s.operation, s.addedRows, s.removedRows, s.totalRows]),
+    ).toEqual([
       [1, "append", 10, 0, 10],
       [2, "append", 5, 0, 15],
       [3, "overwrite", 2, 15, 2],
     ]);
     expect(history.map((s) => s.parentId)).toEqual([null, a.snapshotId, b.snapshotId]);
-    expect(c.snapshot.removedFiles.sort()).toEqual([...a.snapshot.addedFiles, ...b.snapshot.addedFiles].map((f) => f.path).sort());
+    expect(c.snapshot.removedFiles.sort()).toEqual(
+      [...a.snapshot.addedFiles, ...b.snapshot.addedFiles].map((f) => f.path).sort(),
+    );
     expect((await ns.telemetry.currentSnapshot())!.id).toBe(c.snapshotId);
     expect((await ns.telemetry.read({ snapshotId: a.snapshotId })).numRows).toBe(10);
     expect((await ns.telemetry.read({ snapshotId: b.snapshotId })).numRows).toBe(15);
@@ -170,7 +199,12 @@ describe("scans", () => {
     const t = await ns.telemetry.scan({ columns: ["ts", "_ava_updated_at"] }).toArrow();
     expect(t.schema.fields.map((f) => f.name)).toEqual(["ts", "_ava_updated_at"]);
     expect(t.numRows).toBe(300);
-    await expectAvaError(() => ns.telemetry.scan({ columns: ["nope"] }), "NOT_FOUND", /"nope"/, /docs\.telemetry/);
+    await expectAvaError(
+      () => ns.telemetry.scan({ columns: ["nope"] }),
+      "NOT_FOUND",
+      /"nope"/,
+      /docs\.telemetry/,
+    );
   });
 
   it("prunes files by their statistics and filters rows exactly", async () => {
@@ -190,32 +224,37 @@ describe("scans", () => {
     ["ne", ava.where.ne("channel", "a"), 2, 200],
     ["isNull on a column without nulls", ava.where.isNull("value"), 0, 0],
     ["notNull", ava.where.notNull("value"), 3, 300],
-  ])("%s: reads only the files that may match, and exactly the rows that do", async (_, filter, files, rows) => {
-    const scan = ns.telemetry.scan({ filter });
-    expect((await scan.plan()).files).toHaveLength(files);
-    const expected = (await ns.telemetry.read()).toArray().filter((r) => {
-      const row = { channel: r.channel as string, ts: r.ts as bigint, value: r.value as number };
-      switch (_) {
-        case "eq on a string":
-          return row.channel === "b";
-        case "in":
-          return row.channel === "a" || row.channel === "c";
-        case "or":
-          return row.ts < 5n || row.ts >= 295n;
-        case "and":
-          return row.channel === "a" && row.value > 40;
-        case "ne":
-          return row.channel !== "a";
-        case "isNull on a column without nulls":
-          return false;
-        default:
-          return true;
-      }
-    });
-    const got = await scan.toArrow();
-    expect(got.numRows).toBe(rows);
-    expect(got.toArray().map((r) => `${r.channel}/${r.ts}`)).toEqual(expected.map((r) => `${r.channel}/${r.ts}`));
-  });
+  ])(
+    "%s: reads only the files that may match, and exactly the rows that do",
+    async (_, filter, files, rows) => {
+      const scan = ns.telemetry.scan({ filter });
+      expect((await scan.plan()).files).toHaveLength(files);
+      const expected = (await ns.telemetry.read()).toArray().filter((r) => {
+        const row = { channel: r.channel as string, ts: r.ts as bigint, value: r.value as number };
+        switch (_) {
+          case "eq on a string":
+            return row.channel === "b";
+          case "in":
+            return row.channel === "a" || row.channel === "c";
+          case "or":
+            return row.ts < 5n || row.ts >= 295n;
+          case "and":
+            return row.channel === "a" && row.value > 40;
+          case "ne":
+            return row.channel !== "a";
+          case "isNull on a column without nulls":
+            return false;
+          default:
+            return true;
+        }
+      });
+      const got = await scan.toArrow();
+      expect(got.numRows).toBe(rows);
+      expect(got.toArray().map((r) => `${r.channel}/${r.ts}`)).toEqual(
+        expected.map((r) => `${r.channel}/${r.ts}`),
+      );
+    },
+  );
 
   it("filters on timestamps with Dates, and on provenance columns", async () => {
     const docs = [doc(1), doc(10), doc(20)];
@@ -236,7 +275,11 @@ describe("scans", () => {
 
   it("refuses a filter on an unknown column or with a value of the wrong type", async () => {
     await expectAvaError(() => ns.telemetry.scan({ filter: ava.where.eq("nope", 1) }), "NOT_FOUND", /"nope"/);
-    await expectAvaError(() => ns.telemetry.scan({ filter: ava.where.eq("ts", "x") }), "INVALID_ARGUMENT", /docs\.telemetry\.ts/);
+    await expectAvaError(
+      () => ns.telemetry.scan({ filter: ava.where.eq("ts", "x") }),
+      "INVALID_ARGUMENT",
+      /docs\.telemetry\.ts/,
+    );
   });
 });
 
@@ -246,7 +289,11 @@ describe("model tables", () => {
     await expectAvaError(ns.telemetry.readModels(), "INVALID_ARGUMENT", /docs\.telemetry/);
     const Opt = ava.defineNamespace({
       name: "opt",
-      tables: { t: ava.table({ schema: z.object({ a: z.string().optional(), b: z.object({ c: z.int().optional() }) }) }) },
+      tables: {
+        t: ava.table({
+          schema: z.object({ a: z.string().optional(), b: z.object({ c: z.int().optional() }) }),
+        }),
+      },
     });
     const opt = await Opt.open({ storage: ns.storage });
     await opt.push();

@@ -1,0 +1,35 @@
+// Bundles an entry for the browser with Vite and records every Node built-in the bundle reaches.
+import { builtinModules } from "node:module";
+import { expect, it } from "vitest";
+import { build, type Plugin } from "vite";
+
+async function nodeImportsReachedFrom(entry: string): Promise<string[]> {
+  const reached: string[] = [];
+  const builtins = new Set(builtinModules);
+  const detector: Plugin = {
+    name: "detect-node-builtins",
+    enforce: "pre",
+    resolveId(id, importer) {
+      if (id.startsWith("node:") || builtins.has(id) || builtins.has(id.split("/")[0]!)) {
+        reached.push(`${id} (from ${importer ?? "entry"})`);
+      }
+      return null;
+    },
+  };
+  await build({
+    configFile: false,
+    logLevel: "silent",
+    plugins: [detector],
+    build: { write: false, lib: { entry, formats: ["es"] }, minify: false },
+  });
+  return reached;
+}
+
+it("the browser entry (src/index.ts) reaches no node:* import", async () => {
+  expect(await nodeImportsReachedFrom("src/index.ts")).toEqual([]);
+});
+
+it("the detector does see Node imports (control: src/node.ts reaches several)", async () => {
+  const reached = await nodeImportsReachedFrom("src/node.ts");
+  expect(reached.some((r) => r.startsWith("node:fs/promises"))).toBe(true);
+});
