@@ -35,8 +35,6 @@ type Col<Row> = Extract<keyof Row, string>;
 type Val<Row, K extends keyof Row> = unknown extends Row[K]
   ? Scalar // rows of an Arrow-schema table are untyped
   : Extract<NonNullable<Row[K]>, Scalar> | (NonNullable<Row[K]> extends number ? bigint : never);
-  | Extract<NonNullable<Row[K]>, Scalar>
-  | (NonNullable<Row[K]> extends number ? bigint : never);
 
 /** Builders typed by the table's rows: `(w) => w.and(w.gte("ts", since), w.in("channel", ["a", "b"]))`. */
 export interface Where<Row> {
