@@ -33,3 +33,14 @@ it("the detector does see Node imports (control: src/node.ts reaches several)", 
   const reached = await nodeImportsReachedFrom("src/node.ts");
   expect(reached.some((r) => r.startsWith("node:fs/promises"))).toBe(true);
 });
+
+it("the demo builds with its own plain Vite config (no polyfills, no plugins)", async () => {
+  const result = await build({
+    configFile: "demo/vite.config.ts",
+    logLevel: "silent",
+    build: { write: false },
+  });
+  const outputs = (Array.isArray(result) ? result : [result]).flatMap((r) => ("output" in r ? r.output : []));
+  expect(outputs.some((o) => o.fileName.endsWith(".wasm"))).toBe(true); // parquet-wasm shipped as an asset
+  expect(outputs.some((o) => o.fileName.endsWith(".html"))).toBe(true);
+});
