@@ -12,7 +12,12 @@ export type {
   StatValue,
 } from "./storage/catalog/model.js";
 export type { CatalogOp, CatalogState, CommitResult } from "./storage/catalog/state.js";
-export { type CatalogLog, LogCatalog } from "./storage/catalog/log-catalog.js";
+export {
+  type CatalogLog,
+  type CommitOptions,
+  LogCatalog,
+  type StagedEntry,
+} from "./storage/catalog/log-catalog.js";
 export { type MemoryStorageOptions, memoryStorage } from "./storage/memory/memory-storage.js";
 export type { Catalog, FileInfo, FileStore, Storage, StorageDescriptor } from "./storage/types.js";
 export { AppendResult } from "./table/append-result.js";

@@ -43,6 +43,8 @@ export async function encodeParquet(
 
 export interface DecodeOptions {
   columns?: readonly string[];
+  /** Rows per decoded record batch; parquet-wasm's default (1024) makes many small batches. */
+  batchSize?: number;
   /** Names the file in errors. */
   path?: string;
 }

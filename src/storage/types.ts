@@ -1,5 +1,6 @@
 // Storage = FileStore (immutable bytes) + Catalog (transactional metadata) + a plain-data descriptor that a
 // Worker or worker thread uses to reopen the same storage.
+import type { CommitOptions } from "./catalog/log-catalog.js";
 import type { CatalogOp, CatalogState, CommitResult } from "./catalog/state.js";
 
 export interface FileInfo {
@@ -26,7 +27,7 @@ export interface Catalog {
   /** The latest committed state (catching up with other writers first). Treat it as immutable. */
   current(): Promise<CatalogState>;
   /** Applies all ops atomically against the latest state, or none; appends rebase and retry. */
-  commit(ops: readonly CatalogOp[]): Promise<CommitResult>;
+  commit(ops: readonly CatalogOp[], options?: CommitOptions): Promise<CommitResult>;
   /** Removes the catalog's own leftovers (temp files of crashed writers) older than `olderThanMs`. */
   vacuum(olderThanMs: number): Promise<string[]>;
 }

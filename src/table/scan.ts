@@ -3,7 +3,7 @@
 import * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
 import { decodeParquet } from "../parquet/parquet.js";
-import { castData } from "../schema/cast.js";
+import { sameType } from "../schema/cast.js";
 import type { DataFile, Snapshot } from "../storage/catalog/model.js";
 import type { FileStore } from "../storage/types.js";
 import { bindPredicate, matchingRows, mayMatch, type Predicate, predicateColumns } from "./predicate.js";
@@ -68,8 +68,9 @@ export class Scan {
     ];
     for (const file of files) {
       const table = await this.#readFile(file, read);
+      const conform = conformer(table.schema, out, file);
       for (const batch of table.batches) {
-        for (const piece of this.#select(batch)) yield this.#conform(piece, out, file);
+        for (const piece of this.#select(batch)) yield conform(piece);
       }
     }
   }
@@ -85,7 +86,9 @@ export class Scan {
         { cause },
       );
     }
-    const table = await decodeParquet(bytes, { path: file.path, ...(columns ? { columns } : {}) });
+    // One record batch per file: parquet-wasm's default of 1024 rows doubled the cost of a scan.
+    const batchSize = Math.max(1, file.rowCount);
+    const table = await decodeParquet(bytes, { path: file.path, batchSize, ...(columns ? { columns } : {}) });
     if (table.numRows !== file.rowCount) {
       throw new AvaError(
         "DATA_CORRUPT",
@@ -113,27 +116,6 @@ export class Scan {
     }
   }
 
-  /** Projects a decoded batch onto the scan's schema, checking the file holds what the catalog says. */
-  #conform(batch: A.RecordBatch, schema: A.Schema, file: DataFile): A.RecordBatch {
-    const children = schema.fields.map((field) => {
-      const index = batch.schema.fields.findIndex((f) => f.name === field.name);
-      const data = index >= 0 ? castData(batch.data.children[index]!, field.type) : undefined;
-      if (!data)
-        throw new AvaError(
-          "DATA_CORRUPT",
-          `data file ${file.path}: column "${field.name}" is missing or of another type`,
-        );
-      return data;
-    });
-    const struct = A.makeData({
-      type: new A.Struct(schema.fields),
-      length: batch.numRows,
-      nullCount: 0,
-      children,
-    });
-    return new A.RecordBatch(schema, struct);
-  }
-
   async toArrow(): Promise<A.Table> {
     const batches: A.RecordBatch[] = [];
     for await (const b of this.batches()) batches.push(b);
@@ -143,4 +125,33 @@ export class Scan {
   async toObjects(): Promise<Record<string, unknown>[]> {
     return toObjects(await this.toArrow());
   }
+}
+
+/**
+ * Projects a file's decoded batches onto the scan's schema. The file's schema is checked against the
+ * catalog's once; each batch is then only re-labelled with the expected types (no data is copied).
+ */
+function conformer(
+  decoded: A.Schema,
+  schema: A.Schema,
+  file: DataFile,
+): (batch: A.RecordBatch) => A.RecordBatch {
+  const columns = schema.fields.map((field) => {
+    const index = decoded.fields.findIndex((f) => f.name === field.name);
+    if (index < 0 || !sameType(decoded.fields[index]!.type, field.type)) {
+      throw new AvaError(
+        "DATA_CORRUPT",
+        `data file ${file.path}: column "${field.name}" is missing or of another type`,
+      );
+    }
+    return { index, type: field.type };
+  });
+  const struct = new A.Struct(schema.fields);
+  return (batch) => {
+    const children = columns.map(({ index, type }) => batch.data.children[index]!.clone(type));
+    return new A.RecordBatch(
+      schema,
+      A.makeData({ type: struct, length: batch.numRows, nullCount: 0, children }),
+    );
+  };
 }

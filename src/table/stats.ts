@@ -17,18 +17,76 @@ function valid(data: A.Data, i: number): boolean {
   return ((bitmap[j >> 3]! >> (j & 7)) & 1) === 1;
 }
 
-function numericBounds(data: A.Data): Bounds {
-  const values = data.values as ArrayLike<number | bigint>;
-  let min: number | bigint | undefined;
-  let max: number | bigint | undefined;
+function floatBounds(data: A.Data): Bounds {
+  const values = data.values as
+    | Float64Array
+    | Float32Array
+    | Int32Array
+    | Int16Array
+    | Int8Array
+    | Uint32Array;
+  const start = data.offset;
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  let seen = false;
+  const all = data.nullCount === 0;
   for (let i = 0; i < data.length; i++) {
-    if (!valid(data, i)) continue;
-    const v = values[data.offset + i]!;
-    if (typeof v === "number" && Number.isNaN(v)) continue;
-    if (min === undefined || v < min) min = v;
-    if (max === undefined || v > max) max = v;
+    if (!all && !valid(data, i)) continue;
+    const v = values[start + i]!;
+    if (Number.isNaN(v)) continue; // NaN orders with nothing
+    seen = true;
+    if (v < min) min = v;
+    if (v > max) max = v;
   }
-  return min === undefined ? undefined : { min, max };
+  return seen ? { min, max } : undefined;
+}
+
+/**
+ * Int64 (and timestamps) compared as (high word, unsigned low word) pairs on an Int32Array view: reading
+ * a BigInt64Array allocates a BigInt per element, which made stats cost a third of the Parquet encode.
+ */
+function int64Bounds(data: A.Data, signed: boolean): Bounds {
+  const values = data.values as BigInt64Array | BigUint64Array;
+  const words = new Int32Array(values.buffer, values.byteOffset, values.length * 2);
+  const all = data.nullCount === 0;
+  let minI = -1;
+  let maxI = -1;
+  let minHi = 0;
+  let minLo = 0;
+  let maxHi = 0;
+  let maxLo = 0;
+  for (let i = 0; i < data.length; i++) {
+    if (!all && !valid(data, i)) continue;
+    const w = (data.offset + i) * 2;
+    const lo = words[w]! >>> 0;
+    const hi = signed ? words[w + 1]! : words[w + 1]! >>> 0;
+    if (minI < 0 || hi < minHi || (hi === minHi && lo < minLo)) {
+      minI = i;
+      minHi = hi;
+      minLo = lo;
+    }
+    if (maxI < 0 || hi > maxHi || (hi === maxHi && lo > maxLo)) {
+      maxI = i;
+      maxHi = hi;
+      maxLo = lo;
+    }
+  }
+  if (minI < 0) return undefined;
+  return { min: values[data.offset + minI]!, max: values[data.offset + maxI]! };
+}
+
+function boolBounds(data: A.Data): Bounds {
+  const bits = data.values as Uint8Array;
+  let sawTrue = false;
+  let sawFalse = false;
+  for (let i = 0; i < data.length && !(sawTrue && sawFalse); i++) {
+    if (!valid(data, i)) continue;
+    const j = data.offset + i;
+    if ((bits[j >> 3]! >> (j & 7)) & 1) sawTrue = true;
+    else sawFalse = true;
+  }
+  if (!sawTrue && !sawFalse) return undefined;
+  return { min: !sawFalse, max: sawTrue };
 }
 
 function compareBytes(bytes: Uint8Array, a0: number, a1: number, b0: number, b1: number): number {
@@ -49,8 +107,9 @@ function utf8Bounds(data: A.Data): Bounds {
   let m1 = 0;
   let x0 = 0;
   let x1 = 0;
+  const all = data.nullCount === 0;
   for (let i = 0; i < data.length; i++) {
-    if (!valid(data, i)) continue;
+    if (!all && !valid(data, i)) continue;
     const s = offsets[data.offset + i]!;
     const e = offsets[data.offset + i + 1]!;
     if (minI < 0 || compareBytes(bytes, s, e, m0, m1) < 0) [minI, m0, m1] = [i, s, e];
@@ -62,10 +121,14 @@ function utf8Bounds(data: A.Data): Bounds {
 }
 
 function boundsOf(data: A.Data): Bounds {
+  if (data.nullCount === data.length) return undefined;
   const type = data.type as A.DataType;
-  if (A.DataType.isInt(type) || A.DataType.isFloat(type) || A.DataType.isTimestamp(type))
-    return numericBounds(data);
+  if (A.DataType.isTimestamp(type)) return int64Bounds(data, true);
+  if (A.DataType.isInt(type))
+    return type.bitWidth === 64 ? int64Bounds(data, type.isSigned) : floatBounds(data);
+  if (A.DataType.isFloat(type)) return type.precision === A.Precision.HALF ? undefined : floatBounds(data);
   if (A.DataType.isUtf8(type)) return utf8Bounds(data);
+  if (A.DataType.isBool(type)) return boolBounds(data);
   if (A.DataType.isDictionary(type) && data.dictionary) {
     // Bounds of the dictionary: a superset of the values used, so still safe for pruning.
     const dict = data.dictionary.data.map(utf8Bounds).filter((b) => b !== undefined);
@@ -73,18 +136,6 @@ function boundsOf(data: A.Data): Bounds {
     const mins = dict.map((b) => b.min as string).sort();
     const maxs = dict.map((b) => b.max as string).sort();
     return { min: mins[0], max: maxs.at(-1) };
-  }
-  if (A.DataType.isBool(type)) {
-    const v = A.makeVector(data);
-    let min: boolean | undefined;
-    let max: boolean | undefined;
-    for (let i = 0; i < v.length; i++) {
-      const x = v.get(i) as boolean | null;
-      if (x === null) continue;
-      min = min === undefined ? x : min && x;
-      max = max === undefined ? x : max || x;
-    }
-    return min === undefined ? undefined : { min, max };
   }
   return undefined;
 }

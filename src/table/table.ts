@@ -97,10 +97,12 @@ export class Table<Row = Record<string, unknown>, In = Row> {
     const table = this.declaration.rowLineage ? withProvenance(rows, stored, this.#run, nowMicros()) : rows;
     const snapshotId = ulid();
     const addedFiles: DataFile[] = [];
+    let written: Promise<void> = Promise.resolve();
     if (table.numRows > 0) {
       const path = `data/${this.namespace}/${this.name}/${snapshotId}.parquet`;
       const bytes = await encodeParquet(table);
-      await this.#storage.files.write(path, bytes);
+      // The data file is written while the catalog stages its entry; the commit waits for both.
+      written = this.#storage.files.write(path, bytes);
       addedFiles.push({ path, rowCount: table.numRows, sizeBytes: bytes.length, stats: columnStats(table) });
     }
     const draft: SnapshotDraft = { id: snapshotId, operation, timestampMs: Date.now(), addedFiles };
@@ -112,12 +114,14 @@ export class Table<Row = Record<string, unknown>, In = Row> {
         workflowName: this.#run.workflowName,
       });
     try {
-      const result = await this.#storage.catalog.commit([
-        { op: "commitSnapshot", namespace: this.namespace, table: this.name, snapshot: draft },
-      ]);
+      const result = await this.#storage.catalog.commit(
+        [{ op: "commitSnapshot", namespace: this.namespace, table: this.name, snapshot: draft }],
+        { dependsOn: written },
+      );
       return new AppendResult<Row>(this.identifier, result.snapshots[0]!, table, zod);
     } catch (err) {
       // The commit did not happen: the file is unreferenced. Remove it now rather than leave it to vacuum.
+      await written.catch(() => {});
       for (const f of addedFiles) await this.#storage.files.delete(f.path).catch(() => {});
       throw isAvaError(err)
         ? err

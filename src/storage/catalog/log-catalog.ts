@@ -18,11 +18,27 @@ import {
 export interface CatalogLog {
   /** Entry `version`, or undefined when it does not exist (yet). */
   read(version: number): Promise<string | undefined>;
-  /** Creates entry `version` atomically; false when it already exists. */
-  tryAppend(version: number, entry: string): Promise<boolean>;
+  /** Makes an entry durable without publishing it (it is not part of the log yet). */
+  stage(entry: string): Promise<StagedEntry>;
   latestCheckpoint(): Promise<{ version: number; state: string } | undefined>;
   writeCheckpoint(version: number, state: string): Promise<void>;
   vacuum(olderThanMs: number): Promise<string[]>;
+}
+
+/** An entry written but not yet in the log; publishing it under a version is the atomic commit step. */
+export interface StagedEntry {
+  /** Publishes the entry as `version` atomically; false when that version exists already. */
+  publish(version: number): Promise<boolean>;
+  /** Drops a staged entry that will not be published (or the leftover of one that was). */
+  discard(): Promise<void>;
+}
+
+export interface CommitOptions {
+  /**
+   * The commit is published only after this resolves (the data files it references are written), and
+   * fails if it rejects. The catalog stages its entry meanwhile, so the two writes overlap.
+   */
+  dependsOn?: Promise<unknown>;
 }
 
 interface LogEntry {
@@ -85,25 +101,44 @@ export class LogCatalog implements Catalog {
     }
   }
 
-  async commit(ops: readonly CatalogOp[]): Promise<CommitResult> {
+  async commit(ops: readonly CatalogOp[], { dependsOn }: CommitOptions = {}): Promise<CommitResult> {
     const deadline = Date.now() + this.#retryForMs;
-    const entry = JSON.stringify({ ops: [...ops] } satisfies LogEntry);
-    for (let attempt = 0; ; attempt++) {
-      const base = await this.current();
-      const applied = applyOps(base, ops); // throws COMMIT_CONFLICT / NOT_FOUND / SCHEMA_MISMATCH
-      if (await this.#log.tryAppend(applied.state.version, entry)) {
-        if (this.#state === base) this.#state = applied.state;
-        if (applied.state.version % this.#checkpointEvery === 0) await this.#checkpoint(applied.state);
-        return { version: applied.state.version, snapshots: applied.snapshots };
+    // Judge the ops before writing anything, so that a refused commit stages nothing. The first judgement
+    // uses the state this instance holds (saving a read of the log per commit); if that state was stale,
+    // the exclusive publish fails and the loop below catches up. Only a refusal on the latest state is final.
+    let base = this.#state ?? (await this.current());
+    let applied: ReturnType<typeof applyOps>;
+    try {
+      applied = applyOps(base, ops);
+    } catch {
+      base = await this.current();
+      applied = applyOps(base, ops); // COMMIT_CONFLICT / NOT_FOUND / SCHEMA_MISMATCH
+    }
+    const staging = this.#log.stage(JSON.stringify({ ops: [...ops] } satisfies LogEntry));
+    let staged: StagedEntry | undefined;
+    try {
+      [staged] = await Promise.all([staging, dependsOn]);
+      for (let attempt = 0; ; attempt++) {
+        if (await staged.publish(applied.state.version)) {
+          if (this.#state === base) this.#state = applied.state;
+          if (applied.state.version % this.#checkpointEvery === 0) await this.#checkpoint(applied.state);
+          return { version: applied.state.version, snapshots: applied.snapshots };
+        }
+        if (Date.now() > deadline) {
+          throw new AvaError(
+            "COMMIT_CONFLICT",
+            `gave up committing after ${attempt + 1} attempts: the catalog is contended`,
+          );
+        }
+        // Lost the race for this version: back off a little (jittered, growing), catch up and rebase.
+        await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
+        base = await this.current();
+        applied = applyOps(base, ops);
       }
-      if (Date.now() > deadline) {
-        throw new AvaError(
-          "COMMIT_CONFLICT",
-          `gave up committing after ${attempt + 1} attempts: the catalog is contended`,
-        );
-      }
-      // Lost the race for this version: back off a little (jittered, growing) and rebase.
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
+    } finally {
+      // After a publish the staged file is only a leftover; after a failure it was never part of the log.
+      staged ??= await staging.catch(() => undefined);
+      await staged?.discard();
     }
   }
 

@@ -46,10 +46,16 @@ class MemoryLog implements CatalogLog {
   async read(version: number) {
     return this.data.log[version - 1];
   }
-  async tryAppend(version: number, entry: string) {
-    if (this.data.log.length !== version - 1) return false;
-    this.data.log.push(entry);
-    return true;
+  async stage(entry: string) {
+    const log = this.data.log;
+    return {
+      async publish(version: number) {
+        if (log.length !== version - 1) return false;
+        log.push(entry);
+        return true;
+      },
+      async discard() {},
+    };
   }
   async latestCheckpoint() {
     return undefined; // the whole log is in memory; replay is cheap

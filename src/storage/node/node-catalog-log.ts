@@ -1,10 +1,11 @@
-// The catalog log as files: `_catalog/log/<version>.json`. An entry is written to a temp file and then
-// hard-linked to its final name: link() fails if the name exists (so one writer wins each version, across
-// processes) and the entry appears complete or not at all, even if the writer is killed.
+// The catalog log as files: `_catalog/log/<version>.json`. An entry is staged in a temp file (fsynced) and
+// published by hard-linking it to its version's name: link() fails if the name exists (so one writer wins
+// each version, across processes) and the entry appears complete or not at all, even if the writer is
+// killed. A writer that loses a version links the same staged file to the next one.
 import { randomUUID } from "node:crypto";
 import { link, mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import type { CatalogLog } from "../catalog/log-catalog.js";
+import type { CatalogLog, StagedEntry } from "../catalog/log-catalog.js";
 import { ioError } from "./paths.js";
 
 const pad = (v: number) => String(v).padStart(20, "0");
@@ -53,18 +54,25 @@ export class NodeCatalogLog implements CatalogLog {
     return tmp;
   }
 
-  async tryAppend(version: number, entry: string): Promise<boolean> {
-    let tmp: string | undefined;
+  async stage(entry: string): Promise<StagedEntry> {
+    let tmp: string;
     try {
       tmp = await this.#writeTemp(entry);
-      await link(tmp, join(this.#logDir, `${pad(version)}.json`));
-      return true;
     } catch (err) {
-      if ((err as { code?: string }).code === "EEXIST") return false;
-      throw ioError(err, `writing catalog entry ${version}`);
-    } finally {
-      if (tmp) await unlink(tmp).catch(() => {});
+      throw ioError(err, "staging a catalog entry");
     }
+    return {
+      publish: async (version) => {
+        try {
+          await link(tmp, join(this.#logDir, `${pad(version)}.json`));
+          return true;
+        } catch (err) {
+          if ((err as { code?: string }).code === "EEXIST") return false;
+          throw ioError(err, `writing catalog entry ${version}`);
+        }
+      },
+      discard: () => unlink(tmp).catch(() => {}),
+    };
   }
 
   async latestCheckpoint(): Promise<{ version: number; state: string } | undefined> {

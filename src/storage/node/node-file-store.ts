@@ -2,11 +2,13 @@
 // mid-write leaves a partial file that no commit references, which vacuum() removes.
 import { mkdir, open, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
-import { AvaError } from "../../errors.js";
 import type { FileInfo, FileStore } from "../types.js";
 import { insideRoot, ioError } from "./paths.js";
 
 export class NodeFileStore implements FileStore {
+  /** Folders known to exist, so that a write is not preceded by a mkdir every time. */
+  readonly #folders = new Set<string>();
+
   constructor(
     private readonly root: string,
     private readonly fsync: boolean,
@@ -15,7 +17,11 @@ export class NodeFileStore implements FileStore {
   async write(path: string, bytes: Uint8Array): Promise<void> {
     const full = insideRoot(this.root, path);
     try {
-      await mkdir(dirname(full), { recursive: true });
+      const folder = dirname(full);
+      if (!this.#folders.has(folder)) {
+        await mkdir(folder, { recursive: true });
+        this.#folders.add(folder);
+      }
       const handle = await open(full, "wx");
       try {
         await handle.writeFile(bytes);
@@ -32,7 +38,7 @@ export class NodeFileStore implements FileStore {
     try {
       return new Uint8Array(await readFile(insideRoot(this.root, path)));
     } catch (err) {
-      throw err instanceof AvaError ? err : ioError(err, `reading ${path}`);
+      throw ioError(err, `reading ${path}`);
     }
   }
 
@@ -47,7 +53,7 @@ export class NodeFileStore implements FileStore {
         await handle.close();
       }
     } catch (err) {
-      throw err instanceof AvaError ? err : ioError(err, `reading ${path}`);
+      throw ioError(err, `reading ${path}`);
     }
   }
 

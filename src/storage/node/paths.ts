@@ -1,6 +1,6 @@
 // Every path the Node adapter touches is resolved inside `root`; anything that would leave it is refused.
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { AvaError } from "../../errors.js";
+import { AvaError, isAvaError } from "../../errors.js";
 
 export function insideRoot(root: string, path: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what we refuse
@@ -21,7 +21,9 @@ export function insideRoot(root: string, path: string): string {
   return full;
 }
 
+/** A filesystem error as an AvaError (one that already is passes through unchanged). */
 export function ioError(err: unknown, what: string): AvaError {
+  if (isAvaError(err)) return err;
   const code = (err as { code?: string }).code;
   if (code === "ENOENT") return new AvaError("NOT_FOUND", `${what}: no such file`, { cause: err });
   if (code === "ENOSPC" || code === "EDQUOT")
