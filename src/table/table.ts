@@ -8,7 +8,8 @@ import { schemaToJson } from "../schema/arrow-json.js";
 import { coerceInput } from "../schema/coerce.js";
 import { type RunProvenance, withProvenance } from "../schema/provenance.js";
 import type { DataFile, Snapshot } from "../storage/catalog/model.js";
-import { liveFilesOf, type SnapshotDraft, type TableState } from "../storage/catalog/state.js";
+import { liveFilesOf } from "../storage/catalog/history.js";
+import type { SnapshotDraft, TableState } from "../storage/catalog/state.js";
 import type { Storage } from "../storage/types.js";
 import { nowMicros, ulid } from "../util/ids.js";
 import { AppendResult } from "./append-result.js";
@@ -139,15 +140,15 @@ export class Table<Row = Record<string, unknown>, In = Row> {
         stored: this.schema,
         files: this.#storage.files,
         resolve: async () => {
-          const state = await this.#state();
+          const { history } = await this.#state();
           if (snapshotId === undefined)
-            return { snapshot: state.snapshots.at(-1), liveFiles: state.liveFiles };
-          const index = state.snapshots.findIndex((s) => s.id === snapshotId);
+            return { snapshot: history.current, liveFiles: [...history.liveFiles] };
+          const index = history.snapshots.findIndex((s) => s.id === snapshotId);
           if (index < 0)
             throw new AvaError("NOT_FOUND", `table ${this.identifier} has no snapshot ${snapshotId}`);
           return {
-            snapshot: state.snapshots[index],
-            liveFiles: liveFilesOf(state.snapshots.slice(0, index + 1)),
+            snapshot: history.snapshots[index],
+            liveFiles: liveFilesOf(history.snapshots.slice(0, index + 1)),
           };
         },
       },
@@ -168,15 +169,15 @@ export class Table<Row = Record<string, unknown>, In = Row> {
 
   /** Snapshots, oldest first. */
   async history(): Promise<Snapshot[]> {
-    return [...(await this.#state()).snapshots];
+    return [...(await this.#state()).history.snapshots];
   }
 
   async currentSnapshot(): Promise<Snapshot | undefined> {
-    return (await this.#state()).snapshots.at(-1);
+    return (await this.#state()).history.current;
   }
 
   async snapshot(id: string): Promise<Snapshot> {
-    const found = (await this.#state()).snapshots.find((s) => s.id === id);
+    const found = (await this.#state()).history.snapshots.find((s) => s.id === id);
     if (!found) throw new AvaError("NOT_FOUND", `table ${this.identifier} has no snapshot ${id}`);
     return found;
   }

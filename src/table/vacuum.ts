@@ -21,7 +21,7 @@ export async function vacuum(
   const state = await storage.catalog.current();
   const referenced = new Set<string>();
   for (const table of Object.values(state.tables)) {
-    for (const s of table.snapshots) for (const f of s.addedFiles) referenced.add(f.path);
+    for (const s of table.history.snapshots) for (const f of s.addedFiles) referenced.add(f.path);
   }
   const cutoff = Date.now() - olderThanMs;
   const removed: string[] = [];

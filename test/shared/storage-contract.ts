@@ -45,8 +45,8 @@ export function describeStorage(name: string, target: StorageTarget) {
         expect((await a.catalog.current()).version).toBe(version);
         await ns.telemetry.append(telemetry("x", 0, 10));
         const seenByB = await b.catalog.current();
-        expect(seenByB.tables["docs.telemetry"]!.snapshots).toHaveLength(1);
-        expect(seenByB.tables["docs.telemetry"]!.liveFiles).toHaveLength(1);
+        expect(seenByB.tables["docs.telemetry"]!.history.snapshots).toHaveLength(1);
+        expect(seenByB.tables["docs.telemetry"]!.history.liveFiles).toHaveLength(1);
       });
 
       it("rebases racing appends from independent instances: every commit lands once", async () => {

@@ -20,8 +20,8 @@ export interface CatalogLog {
   read(version: number): Promise<string | undefined>;
   /** Makes an entry durable without publishing it (it is not part of the log yet). */
   stage(entry: string): Promise<StagedEntry>;
-  latestCheckpoint(): Promise<{ version: number; state: string } | undefined>;
-  writeCheckpoint(version: number, state: string): Promise<void>;
+  latestCheckpoint(): Promise<{ version: number; state: Uint8Array } | undefined>;
+  writeCheckpoint(version: number, state: Uint8Array): Promise<void>;
   vacuum(olderThanMs: number): Promise<string[]>;
 }
 
@@ -77,7 +77,9 @@ export class LogCatalog implements Catalog {
     if (!state) {
       const checkpoint = await this.#log.latestCheckpoint();
       state = checkpoint
-        ? this.#parse(checkpoint.version, () => deserializeState(checkpoint.state))
+        ? deserializeState(checkpoint.state, (what, cause) =>
+            this.#corrupt(`checkpoint ${checkpoint.version}: ${what}`, cause),
+          )
         : EMPTY_STATE;
     }
     for (;;) {
@@ -95,10 +97,12 @@ export class LogCatalog implements Catalog {
     try {
       return parse();
     } catch (cause) {
-      throw new AvaError("CATALOG_CORRUPT", `catalog entry ${version} cannot be read: ${String(cause)}`, {
-        cause,
-      });
+      throw this.#corrupt(`catalog entry ${version}`, cause);
     }
+  }
+
+  #corrupt(what: string, cause: unknown): AvaError {
+    return new AvaError("CATALOG_CORRUPT", `${what} cannot be read: ${String(cause)}`, { cause });
   }
 
   async commit(ops: readonly CatalogOp[], { dependsOn }: CommitOptions = {}): Promise<CommitResult> {

@@ -38,7 +38,7 @@ export interface Snapshot {
   workflowName?: string;
 }
 
-export interface TableEntry {
+export interface TableMeta {
   namespace: string;
   name: string;
   uuid: string;
@@ -46,8 +46,6 @@ export interface TableEntry {
   rowLineage: boolean;
   properties: Record<string, string>;
   createdMs: number;
-  /** Oldest first. */
-  snapshots: Snapshot[];
 }
 
 export interface NamespaceEntry {

@@ -3,7 +3,8 @@
 // only if no one else did, so replaying a log through applyOps always rebuilds the same state.
 import { AvaError } from "../../errors.js";
 import type { FieldJson } from "../../schema/arrow-json.js";
-import { type DataFile, type NamespaceEntry, type Snapshot, type TableEntry, tableKey } from "./model.js";
+import { TableHistory } from "./history.js";
+import { type DataFile, type NamespaceEntry, type Snapshot, type TableMeta, tableKey } from "./model.js";
 
 export interface SnapshotDraft {
   id: string;
@@ -38,9 +39,9 @@ export type CatalogOp =
       expectedCurrentId?: string | null;
     };
 
-/** A table plus what is derived from its snapshots, kept so reads need no replay. */
-export interface TableState extends TableEntry {
-  liveFiles: DataFile[];
+/** A table's metadata and its snapshot history (with the live files derived from it). */
+export interface TableState extends TableMeta {
+  history: TableHistory;
 }
 
 export interface CatalogState {
@@ -58,26 +59,13 @@ export interface CommitResult {
 
 export const EMPTY_STATE: CatalogState = { version: 0, namespaces: {}, tables: {} };
 
-/** The live files at the end of a list of snapshots. */
-export function liveFilesOf(snapshots: readonly Snapshot[]): DataFile[] {
-  let live = new Map<string, DataFile>();
-  for (const s of snapshots) {
-    if (s.removedFiles.length > 0) {
-      const removed = new Set(s.removedFiles);
-      live = new Map([...live].filter(([path]) => !removed.has(path)));
-    }
-    for (const f of s.addedFiles) live.set(f.path, f);
-  }
-  return [...live.values()];
-}
-
 function sumRows(files: readonly DataFile[]): number {
   return files.reduce((n, f) => n + f.rowCount, 0);
 }
 
 function applySnapshot(table: TableState, draft: SnapshotDraft): { table: TableState; snapshot: Snapshot } {
-  const parent = table.snapshots.at(-1);
-  const removed = draft.removeAll ? table.liveFiles : [];
+  const parent = table.history.current;
+  const removed = draft.removeAll ? table.history.liveFiles : [];
   const snapshot: Snapshot = {
     id: draft.id,
     parentId: parent?.id ?? null,
@@ -93,8 +81,7 @@ function applySnapshot(table: TableState, draft: SnapshotDraft): { table: TableS
   if (draft.runId !== undefined) snapshot.runId = draft.runId;
   if (draft.nodeSlug !== undefined) snapshot.nodeSlug = draft.nodeSlug;
   if (draft.workflowName !== undefined) snapshot.workflowName = draft.workflowName;
-  const liveFiles = draft.removeAll ? [...draft.addedFiles] : [...table.liveFiles, ...draft.addedFiles];
-  return { table: { ...table, snapshots: [...table.snapshots, snapshot], liveFiles }, snapshot };
+  return { table: { ...table, history: table.history.append(snapshot, draft.removeAll === true) }, snapshot };
 }
 
 export function applyOps(
@@ -116,7 +103,7 @@ export function applyOps(
         throw new AvaError("NOT_FOUND", `namespace ${op.namespace} does not exist`);
       if (!existing) {
         const { op: _, table, timestampMs, ...rest } = op;
-        tables[key] = { ...rest, name: table, createdMs: timestampMs, snapshots: [], liveFiles: [] };
+        tables[key] = { ...rest, name: table, createdMs: timestampMs, history: TableHistory.empty() };
       } else if (
         JSON.stringify(existing.schema) !== JSON.stringify(op.schema) ||
         existing.rowLineage !== op.rowLineage
@@ -130,7 +117,7 @@ export function applyOps(
     }
     if (!existing)
       throw new AvaError("NOT_FOUND", `table ${key} does not exist; call push() on its namespace first`);
-    const current = existing.snapshots.at(-1)?.id ?? null;
+    const current = existing.history.current?.id ?? null;
     if (op.expectedCurrentId !== undefined && op.expectedCurrentId !== current) {
       throw new AvaError(
         "COMMIT_CONFLICT",
@@ -144,25 +131,53 @@ export function applyOps(
   return { state: { version: state.version + 1, namespaces, tables }, snapshots };
 }
 
-/** What a checkpoint stores: the state without what is derived from it. */
-export function serializeState(state: CatalogState): string {
-  const tables = Object.fromEntries(
-    Object.entries(state.tables).map(([k, { liveFiles: _, ...entry }]) => [k, entry satisfies TableEntry]),
-  );
-  return JSON.stringify({ version: state.version, namespaces: state.namespaces, tables });
+// A checkpoint is UTF-8 JSON lines: line 0 holds the namespaces and each table's metadata and current
+// snapshot; line N holds one table's whole snapshot list, parsed only when that history is needed.
+// (JSON.stringify never writes a raw newline, so lines split safely.)
+
+interface CheckpointHeader {
+  version: number;
+  namespaces: Record<string, NamespaceEntry>;
+  tables: Record<string, TableMeta & { length: number; current: Snapshot | null; line: number }>;
 }
 
-export function deserializeState(text: string): CatalogState {
-  const raw = JSON.parse(text) as {
-    version: number;
-    namespaces: Record<string, NamespaceEntry>;
-    tables: Record<string, TableEntry>;
-  };
-  const tables = Object.fromEntries(
-    Object.entries(raw.tables).map(([k, entry]) => [
-      k,
-      { ...entry, liveFiles: liveFilesOf(entry.snapshots) },
-    ]),
-  );
-  return { version: raw.version, namespaces: raw.namespaces, tables };
+export function serializeState(state: CatalogState): Uint8Array {
+  const lines: string[] = [];
+  const tables: CheckpointHeader["tables"] = {};
+  for (const [key, { history, ...meta }] of Object.entries(state.tables)) {
+    lines.push(JSON.stringify(history.snapshots));
+    tables[key] = { ...meta, length: history.length, current: history.current ?? null, line: lines.length };
+  }
+  const header: CheckpointHeader = { version: state.version, namespaces: state.namespaces, tables };
+  return new TextEncoder().encode([JSON.stringify(header), ...lines].join("\n"));
+}
+
+/** Parses the header now and each table's history on first use; `corrupt` reports a bad section. */
+export function deserializeState(
+  bytes: Uint8Array,
+  corrupt: (what: string, cause: unknown) => Error,
+): CatalogState {
+  const decoder = new TextDecoder();
+  const starts = [0];
+  for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) starts.push(i + 1);
+  const line = (n: number) =>
+    decoder.decode(bytes.subarray(starts[n], n + 1 < starts.length ? starts[n + 1]! - 1 : bytes.length));
+  let header: CheckpointHeader;
+  try {
+    header = JSON.parse(line(0)) as CheckpointHeader;
+  } catch (cause) {
+    throw corrupt("its header", cause);
+  }
+  const tables: Record<string, TableState> = {};
+  for (const [key, { length, current, line: n, ...meta }] of Object.entries(header.tables)) {
+    const load = () => {
+      try {
+        return JSON.parse(line(n)) as Snapshot[];
+      } catch (cause) {
+        throw corrupt(`the history of table ${key}`, cause);
+      }
+    };
+    tables[key] = { ...meta, history: TableHistory.lazy(current ?? undefined, length, load) };
+  }
+  return { version: header.version, namespaces: header.namespaces, tables };
 }

@@ -41,7 +41,7 @@ export class NodeCatalogLog implements CatalogLog {
     }
   }
 
-  async #writeTemp(text: string): Promise<string> {
+  async #writeTemp(text: string | Uint8Array): Promise<string> {
     await this.#dirs();
     const tmp = join(this.#tmpDir, `${randomUUID()}.tmp`);
     const handle = await open(tmp, "wx");
@@ -75,7 +75,7 @@ export class NodeCatalogLog implements CatalogLog {
     };
   }
 
-  async latestCheckpoint(): Promise<{ version: number; state: string } | undefined> {
+  async latestCheckpoint(): Promise<{ version: number; state: Uint8Array } | undefined> {
     let names: string[];
     try {
       names = await readdir(this.#checkpointDir);
@@ -83,17 +83,17 @@ export class NodeCatalogLog implements CatalogLog {
       if ((err as { code?: string }).code === "ENOENT") return undefined;
       throw ioError(err, "listing catalog checkpoints");
     }
-    const versions = names.filter((n) => /^\d{20}\.json$/.test(n)).map((n) => Number(n.slice(0, 20)));
+    const versions = names.filter((n) => /^\d{20}\.jsonl$/.test(n)).map((n) => Number(n.slice(0, 20)));
     versions.sort((a, b) => b - a);
     const version = versions[0];
     if (version === undefined) return undefined;
-    return { version, state: await readFile(join(this.#checkpointDir, `${pad(version)}.json`), "utf8") };
+    return { version, state: await readFile(join(this.#checkpointDir, `${pad(version)}.jsonl`)) };
   }
 
-  async writeCheckpoint(version: number, state: string): Promise<void> {
+  async writeCheckpoint(version: number, state: Uint8Array): Promise<void> {
     try {
       const tmp = await this.#writeTemp(state);
-      await rename(tmp, join(this.#checkpointDir, `${pad(version)}.json`)); // same content whoever wins
+      await rename(tmp, join(this.#checkpointDir, `${pad(version)}.jsonl`)); // same content whoever wins
     } catch (err) {
       throw ioError(err, `writing catalog checkpoint ${version}`);
     }
