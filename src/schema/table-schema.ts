@@ -16,6 +16,8 @@ export interface ResolvedSchema {
   stored: A.Schema;
   /** Present for model tables: validates appends and readModels(). */
   zod: z.ZodObject | undefined;
+  /** The user schema as the catalog stores it, serialized: equal fingerprints, same table. */
+  fingerprint: string;
 }
 
 function isArrowSchema(x: unknown): x is A.Schema {
@@ -39,6 +41,6 @@ export function resolveSchema(source: SchemaSource, rowLineage: boolean): Resolv
     seen.add(field.name);
   }
   if (user.fields.length === 0) throw new AvaError("INVALID_ARGUMENT", "a table needs at least one column");
-  schemaToJson(user); // throws UNSUPPORTED_TYPE naming the field
-  return { user, stored: storedSchema(user, rowLineage), zod };
+  const fingerprint = JSON.stringify(schemaToJson(user)); // throws UNSUPPORTED_TYPE naming the field
+  return { user, stored: storedSchema(user, rowLineage), zod, fingerprint };
 }

@@ -57,7 +57,7 @@ const cmp =
   (column: string, value: Scalar): Predicate => ({ op, column, value });
 
 /** Untyped builders; a table's scan callback receives the same object, typed by its rows. */
-export const where: Where<Record<string, Scalar | null>> & Where<never> = {
+export const where: Where<Record<string, Scalar | null>> = {
   eq: cmp("eq"),
   ne: cmp("ne"),
   lt: cmp("lt"),
@@ -73,7 +73,7 @@ export const where: Where<Record<string, Scalar | null>> & Where<never> = {
   notNull: (column: string) => ({ op: "notNull", column }),
   and: (...args: Predicate[]) => ({ op: "and", args }),
   or: (...args: Predicate[]) => ({ op: "or", args }),
-} as never;
+};
 
 export function predicateColumns(p: Predicate, out = new Set<string>()): Set<string> {
   if (isGroup(p)) for (const a of p.args) predicateColumns(a, out);

@@ -4,7 +4,6 @@
 import type * as A from "apache-arrow";
 import { AvaError, isAvaError } from "../errors.js";
 import { encodeParquet } from "../parquet/parquet.js";
-import { schemaToJson } from "../schema/arrow-json.js";
 import { coerceInput } from "../schema/coerce.js";
 import { type RunProvenance, withProvenance } from "../schema/provenance.js";
 import type { DataFile, Snapshot } from "../storage/catalog/model.js";
@@ -19,6 +18,17 @@ import { where } from "./predicate.js";
 import { toModels } from "./rows.js";
 import { Scan } from "./scan.js";
 import { columnStats } from "./stats.js";
+
+// Stored schemas are shared by every state that holds the same table entry: serialize each one once.
+const fingerprints = new WeakMap<object, string>();
+function storedFingerprint(entry: TableState): string {
+  let f = fingerprints.get(entry.schema);
+  if (f === undefined) {
+    f = JSON.stringify(entry.schema);
+    fingerprints.set(entry.schema, f);
+  }
+  return f;
+}
 
 export type AppendInput<In> = A.Table | A.RecordBatch | readonly In[] | In;
 
@@ -73,7 +83,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
         "NOT_FOUND",
         `table ${this.identifier} does not exist; call push() on its namespace first`,
       );
-    if (JSON.stringify(entry.schema) !== JSON.stringify(schemaToJson(this.declaration.schema.user))) {
+    if (storedFingerprint(entry) !== this.declaration.schema.fingerprint) {
       throw new AvaError(
         "SCHEMA_MISMATCH",
         `table ${this.identifier} is stored with a different schema than its declaration`,

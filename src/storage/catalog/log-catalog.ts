@@ -89,8 +89,9 @@ export class LogCatalog implements Catalog {
       const entry: LogEntry = this.#parse(next, () => JSON.parse(text) as LogEntry);
       state = applyOps(state, entry.ops).state;
     }
-    this.#state = state;
-    return state;
+    // A commit of this instance may have moved the held state past what this catch-up read.
+    if (!this.#state || state.version > this.#state.version) this.#state = state;
+    return this.#state;
   }
 
   #parse<T>(version: number, parse: () => T): T {

@@ -3,10 +3,10 @@
 // each version, across processes) and the entry appears complete or not at all, even if the writer is
 // killed. A writer that loses a version links the same staged file to the next one.
 import { randomUUID } from "node:crypto";
-import { link, mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
+import { link, mkdir, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { CatalogLog, StagedEntry } from "../catalog/log-catalog.js";
-import { ioError } from "./paths.js";
+import { ioError, writeNewFile } from "./paths.js";
 
 const pad = (v: number) => String(v).padStart(20, "0");
 
@@ -44,13 +44,7 @@ export class NodeCatalogLog implements CatalogLog {
   async #writeTemp(text: string | Uint8Array): Promise<string> {
     await this.#dirs();
     const tmp = join(this.#tmpDir, `${randomUUID()}.tmp`);
-    const handle = await open(tmp, "wx");
-    try {
-      await handle.writeFile(text);
-      if (this.fsync) await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await writeNewFile(tmp, text, this.fsync);
     return tmp;
   }
 

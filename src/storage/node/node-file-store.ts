@@ -3,7 +3,7 @@
 import { mkdir, open, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import type { FileInfo, FileStore } from "../types.js";
-import { insideRoot, ioError } from "./paths.js";
+import { insideRoot, ioError, writeNewFile } from "./paths.js";
 
 export class NodeFileStore implements FileStore {
   /** Folders known to exist, so that a write is not preceded by a mkdir every time. */
@@ -22,13 +22,7 @@ export class NodeFileStore implements FileStore {
         await mkdir(folder, { recursive: true });
         this.#folders.add(folder);
       }
-      const handle = await open(full, "wx");
-      try {
-        await handle.writeFile(bytes);
-        if (this.fsync) await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await writeNewFile(full, bytes, this.fsync);
     } catch (err) {
       throw ioError(err, `writing ${path}`);
     }

@@ -1,4 +1,6 @@
 // Every path the Node adapter touches is resolved inside `root`; anything that would leave it is refused.
+// Plus the two filesystem habits both Node files share: exclusive writes and AvaError mapping.
+import { open } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { AvaError, isAvaError } from "../../errors.js";
 
@@ -29,4 +31,15 @@ export function ioError(err: unknown, what: string): AvaError {
   if (code === "ENOSPC" || code === "EDQUOT")
     return new AvaError("QUOTA_EXCEEDED", `${what}: disk full`, { cause: err });
   return new AvaError("IO_ERROR", `${what}: ${(err as Error).message}`, { cause: err });
+}
+
+/** Creates `full` with `bytes`, failing if it exists; with `fsync`, durable when the promise resolves. */
+export async function writeNewFile(full: string, bytes: string | Uint8Array, fsync: boolean): Promise<void> {
+  const handle = await open(full, "wx");
+  try {
+    await handle.writeFile(bytes);
+    if (fsync) await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
