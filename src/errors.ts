@@ -13,6 +13,7 @@ export type AvaErrorCode =
   | "CATALOG_CORRUPT" // a catalog entry that cannot be decoded
   | "QUOTA_EXCEEDED" // the platform refused to store more bytes
   | "AVRO_CORRUPT" // an Avro stream file that cannot be decoded
+  | "UNAVAILABLE" // the platform lacks what was asked for (OPFS outside a browser, say)
   | "IO_ERROR"; // any other storage failure
 
 export class AvaError extends Error {
@@ -43,4 +44,20 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return `array(${value.length})`;
   if (typeof value === "object") return value.constructor?.name ?? "object";
   return String(value);
+}
+
+/**
+ * Any error as an AvaError: AvaErrors pass through; the platform's DOMExceptions keep their meaning
+ * (a refused write is QUOTA_EXCEEDED wherever it surfaces).
+ */
+export function toAvaError(err: unknown, what: string): AvaError {
+  if (isAvaError(err)) return err;
+  const name = (err as { name?: unknown })?.name;
+  const detail = (err as { message?: unknown })?.message ?? String(err);
+  if (name === "QuotaExceededError")
+    return new AvaError("QUOTA_EXCEEDED", `${what}: the browser refused to store more (${detail})`, {
+      cause: err,
+    });
+  if (name === "NotFoundError") return new AvaError("NOT_FOUND", `${what}: not found`, { cause: err });
+  return new AvaError("IO_ERROR", `${what}: ${detail}`, { cause: err });
 }

@@ -1,5 +1,5 @@
 // avalanche-web: the isomorphic core. Re-exports only; nothing here may reach a `node:*` module.
-export { AvaError, type AvaErrorCode, isAvaError } from "./errors.js";
+export { AvaError, type AvaErrorCode, isAvaError, toAvaError } from "./errors.js";
 export { json } from "./schema/json.js";
 export type { RunProvenance } from "./schema/provenance.js";
 export { PROVENANCE_FIELDS } from "./schema/provenance.js";
@@ -18,6 +18,11 @@ export {
   LogCatalog,
   type StagedEntry,
 } from "./storage/catalog/log-catalog.js";
+export {
+  type BrowserStorage,
+  type BrowserStorageOptions,
+  browserStorage,
+} from "./storage/browser/browser-storage.js";
 export { type MemoryStorageOptions, memoryStorage } from "./storage/memory/memory-storage.js";
 export type { Catalog, FileInfo, FileStore, Storage, StorageDescriptor } from "./storage/types.js";
 export { AppendResult } from "./table/append-result.js";

@@ -2,7 +2,7 @@
 // scans read any snapshot. Write protocol: validate everything -> write the data file -> commit the
 // snapshot (the only visible step). A failure before the commit leaves at most an orphan file.
 import type * as A from "apache-arrow";
-import { AvaError, isAvaError } from "../errors.js";
+import { AvaError, toAvaError } from "../errors.js";
 import { encodeParquet } from "../parquet/parquet.js";
 import { coerceInput } from "../schema/coerce.js";
 import { type RunProvenance, withProvenance } from "../schema/provenance.js";
@@ -134,9 +134,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
       // The commit did not happen: the file is unreferenced. Remove it now rather than leave it to vacuum.
       await written.catch(() => {});
       for (const f of addedFiles) await this.#storage.files.delete(f.path).catch(() => {});
-      throw isAvaError(err)
-        ? err
-        : new AvaError("IO_ERROR", `committing to ${this.identifier} failed: ${String(err)}`, { cause: err });
+      throw toAvaError(err, `appending to ${this.identifier}`);
     }
   }
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nodeStorage } from "../../src/node.js";
-import { Rel } from "./fixtures/append-child.js";
+import { batchesOf, Rel } from "../shared/rel.js";
 
 const CHILD = join(import.meta.dirname, "fixtures", "append-child.ts");
 
@@ -85,11 +85,7 @@ describe("nodeStorage across processes", () => {
       expect(history.length).toBeGreaterThanOrEqual(round + 1);
       const last = await ns.batches.read();
       expect(last.numRows).toBe(history.at(-1)!.totalRows);
-      const perBatch = new Map<string, number>();
-      for (const r of last.toArray()) {
-        const key = `${r.writer}/${r.batch}`;
-        perBatch.set(key, (perBatch.get(key) ?? 0) + 1);
-      }
+      const perBatch = batchesOf(last);
       expect([...perBatch.values()].every((n) => n === rowsPerBatch)).toBe(true);
       expect(perBatch.size).toBe(history.length);
     }

@@ -36,3 +36,10 @@ it("names a missing file with NOT_FOUND", async () => {
   await expectAvaError(files.read("data/none.bin"), "NOT_FOUND", /data\/none\.bin/);
   await expectAvaError(files.readRange("data/none.bin", 0, 4), "NOT_FOUND", /data\/none\.bin/);
 });
+
+it("browserStorage in Node is UNAVAILABLE on first use, naming what it needs", async () => {
+  const { browserStorage } = await import("../../src/index.js");
+  const storage = browserStorage({ name: "x" }); // constructing touches nothing
+  await expectAvaError(storage.catalog.current(), "UNAVAILABLE", /OPFS and IndexedDB/);
+  await expectAvaError(storage.files.read("data/x"), "UNAVAILABLE", /OPFS/);
+});

@@ -16,8 +16,8 @@ import {
 
 /** Where a LogCatalog keeps its entries: files, an IndexedDB store, an array. */
 export interface CatalogLog {
-  /** Entry `version`, or undefined when it does not exist (yet). */
-  read(version: number): Promise<string | undefined>;
+  /** Entries `version`, `version + 1`, … up to the newest, in order (empty when `version` does not exist yet). */
+  readFrom(version: number): Promise<string[]>;
   /** Makes an entry durable without publishing it (it is not part of the log yet). */
   stage(entry: string): Promise<StagedEntry>;
   latestCheckpoint(): Promise<{ version: number; state: Uint8Array } | undefined>;
@@ -82,13 +82,12 @@ export class LogCatalog implements Catalog {
           )
         : EMPTY_STATE;
     }
-    for (;;) {
-      const next: number = state.version + 1;
-      const text: string | undefined = await this.#log.read(next);
-      if (text === undefined) break;
-      const entry: LogEntry = this.#parse(next, () => JSON.parse(text) as LogEntry);
-      state = applyOps(state, entry.ops).state;
-    }
+    const from = state.version + 1;
+    const texts = await this.#log.readFrom(from);
+    texts.forEach((text, i) => {
+      const entry = this.#parse(from + i, () => JSON.parse(text) as LogEntry);
+      state = applyOps(state!, entry.ops).state;
+    });
     // A commit of this instance may have moved the held state past what this catch-up read.
     if (!this.#state || state.version > this.#state.version) this.#state = state;
     return this.#state;

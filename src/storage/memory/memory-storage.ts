@@ -43,8 +43,8 @@ class MemoryFileStore implements FileStore {
 
 class MemoryLog implements CatalogLog {
   constructor(private readonly data: MemoryData) {}
-  async read(version: number) {
-    return this.data.log[version - 1];
+  async readFrom(version: number) {
+    return this.data.log.slice(version - 1);
   }
   async stage(entry: string) {
     const log = this.data.log;

@@ -32,12 +32,16 @@ export class NodeCatalogLog implements CatalogLog {
     return this.#ready;
   }
 
-  async read(version: number): Promise<string | undefined> {
-    try {
-      return await readFile(join(this.#logDir, `${pad(version)}.json`), "utf8");
-    } catch (err) {
-      if ((err as { code?: string }).code === "ENOENT") return undefined;
-      throw ioError(err, `reading catalog entry ${version}`);
+  async readFrom(version: number): Promise<string[]> {
+    const entries: string[] = [];
+    // Probing the next name is cheaper than listing a folder of thousands of entries.
+    for (let v = version; ; v++) {
+      try {
+        entries.push(await readFile(join(this.#logDir, `${pad(v)}.json`), "utf8"));
+      } catch (err) {
+        if ((err as { code?: string }).code === "ENOENT") return entries;
+        throw ioError(err, `reading catalog entry ${v}`);
+      }
     }
   }
 

@@ -1,0 +1,78 @@
+// `browserStorage({ name })`: the default storage in a browser tab or Worker. Data files in OPFS under
+// `avalanche/<name>/`, the catalog in the IndexedDB database `avalanche:<name>`. Nothing is touched until
+// first use, so the module imports anywhere; any context of the origin reopens it by name.
+import { AvaError } from "../../errors.js";
+import { checkName } from "../../util/names.js";
+import { LogCatalog } from "../catalog/log-catalog.js";
+import type { Storage } from "../types.js";
+import { type Durability, IndexedDbLog, openCatalogDB } from "./indexeddb-log.js";
+import { OpfsFileStore } from "./opfs-file-store.js";
+
+export interface BrowserStorageOptions {
+  /** Names the storage: the OPFS folder and the IndexedDB database. */
+  name: string;
+  /** Ask the browser to keep this origin's data under storage pressure (navigator.storage.persist()). Default true. */
+  persist?: boolean;
+  /** IndexedDB commit durability; "strict" waits for the disk. Default: the browser's. */
+  durability?: Durability;
+}
+
+export interface BrowserStorage extends Storage {
+  readonly descriptor: { kind: "browser"; name: string };
+  /** Whether the browser granted persistence (requested on first use unless `persist: false`). */
+  persisted(): Promise<boolean>;
+  /** The origin's usage and quota, as the browser estimates them. */
+  estimate(): Promise<StorageEstimate>;
+}
+
+function platform(): StorageManager {
+  const storage = typeof navigator === "undefined" ? undefined : navigator.storage;
+  if (typeof storage?.getDirectory !== "function" || typeof indexedDB === "undefined") {
+    throw new AvaError(
+      "UNAVAILABLE",
+      "browserStorage needs OPFS and IndexedDB: use it in a browser page or Worker",
+    );
+  }
+  return storage;
+}
+
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => {
+    value ??= make();
+    return value;
+  };
+}
+
+export function browserStorage({
+  name,
+  persist = true,
+  durability = "default",
+}: BrowserStorageOptions): BrowserStorage {
+  checkName("storage", name);
+  const persistence = once(async () => {
+    const manager = platform();
+    // persist() may prompt or refuse (headless Chromium answers false); either answer is final for now.
+    if (persist && typeof manager.persist === "function") return manager.persist().catch(() => false);
+    return typeof manager.persisted === "function" ? manager.persisted() : false;
+  });
+  const root = once(async () => {
+    void persistence();
+    const top = await platform().getDirectory();
+    return (await top.getDirectoryHandle("avalanche", { create: true })).getDirectoryHandle(name, {
+      create: true,
+    });
+  });
+  const db = once(() => {
+    void persistence();
+    platform();
+    return openCatalogDB(name);
+  });
+  return {
+    descriptor: { kind: "browser", name },
+    files: new OpfsFileStore(root),
+    catalog: new LogCatalog(new IndexedDbLog(db, durability)),
+    persisted: persistence,
+    estimate: () => platform().estimate(),
+  };
+}

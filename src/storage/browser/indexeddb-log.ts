@@ -1,0 +1,93 @@
+// The catalog log in IndexedDB (through idb, with a typed schema): entry N is published by `add(entry, N)`
+// in one readwrite transaction, which fails with ConstraintError when another tab or Worker added N
+// first. That failure is the optimistic concurrency: the loser catches up, rebases and adds N+1.
+import { type DBSchema, type IDBPDatabase, openDB } from "idb";
+import { toAvaError } from "../../errors.js";
+import type { CatalogLog, StagedEntry } from "../catalog/log-catalog.js";
+
+export interface CatalogDB extends DBSchema {
+  /** version -> the ops of that commit, as JSON */
+  log: { key: number; value: string };
+  /** version -> the whole state at that version (see serializeState) */
+  checkpoints: { key: number; value: Uint8Array };
+}
+
+/** Upgrades by schema version; a new store or index is a new step, never an edit of an old one. */
+const SCHEMA_VERSION = 1;
+
+export type Durability = "default" | "strict" | "relaxed";
+
+export function openCatalogDB(name: string): Promise<IDBPDatabase<CatalogDB>> {
+  let db: IDBPDatabase<CatalogDB> | undefined;
+  const opening = openDB<CatalogDB>(`avalanche:${name}`, SCHEMA_VERSION, {
+    upgrade(database, oldVersion) {
+      if (oldVersion < 1) {
+        database.createObjectStore("log");
+        database.createObjectStore("checkpoints");
+      }
+    },
+    // Another context wants a newer schema: let it, rather than block it forever.
+    blocking: () => db?.close(),
+  });
+  return opening.then((d) => {
+    db = d;
+    return d;
+  });
+}
+
+export class IndexedDbLog implements CatalogLog {
+  readonly #db: () => Promise<IDBPDatabase<CatalogDB>>;
+  readonly #durability: Durability;
+
+  constructor(db: () => Promise<IDBPDatabase<CatalogDB>>, durability: Durability) {
+    this.#db = db;
+    this.#durability = durability;
+  }
+
+  async readFrom(version: number): Promise<string[]> {
+    try {
+      return await (await this.#db()).getAll("log", IDBKeyRange.lowerBound(version));
+    } catch (err) {
+      throw toAvaError(err, `reading catalog entries from ${version}`);
+    }
+  }
+
+  async stage(entry: string): Promise<StagedEntry> {
+    // Nothing to write ahead: the transaction that publishes the entry is atomic on its own.
+    return {
+      publish: async (version) => {
+        const db = await this.#db();
+        const tx = db.transaction("log", "readwrite", { durability: this.#durability });
+        const done = tx.done.catch((err: unknown) => err);
+        try {
+          await tx.store.add(entry, version);
+          const failed = await done;
+          if (failed) throw failed;
+          return true;
+        } catch (err) {
+          await done;
+          if ((err as { name?: string })?.name === "ConstraintError") return false;
+          throw toAvaError(err, `writing catalog entry ${version}`);
+        }
+      },
+      discard: async () => {},
+    };
+  }
+
+  async latestCheckpoint(): Promise<{ version: number; state: Uint8Array } | undefined> {
+    const cursor = await (await this.#db()).transaction("checkpoints").store.openCursor(null, "prev");
+    return cursor ? { version: cursor.key, state: cursor.value } : undefined;
+  }
+
+  async writeCheckpoint(version: number, state: Uint8Array): Promise<void> {
+    try {
+      await (await this.#db()).put("checkpoints", state, version);
+    } catch (err) {
+      throw toAvaError(err, `writing catalog checkpoint ${version}`);
+    }
+  }
+
+  async vacuum(): Promise<string[]> {
+    return []; // staged entries live in memory: nothing is ever left behind
+  }
+}

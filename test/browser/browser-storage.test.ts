@@ -1,0 +1,94 @@
+// browserStorage in real Chromium: the storage contract suite (the same one memory and Node storage run),
+// plus what only a browser has: persistence, quota, plain Parquet files in OPFS.
+import { tableFromIPC } from "apache-arrow";
+import * as pq from "parquet-wasm";
+import { expect, it } from "vitest";
+import { type FileStore, browserStorage } from "../../src/index.js";
+import { ulid } from "../../src/util/ids.js";
+import { Docs, expectAvaError, telemetry } from "../shared/fixtures.js";
+import { describeStorage } from "../shared/storage-contract.js";
+
+const freshName = () => `t${ulid()}`;
+
+describeStorage("browserStorage", {
+  async fresh() {
+    const name = freshName();
+    return { open: () => browserStorage({ name, persist: false }) };
+  },
+});
+
+it("requests persistence on first use and exposes the answer and the estimate", async () => {
+  const storage = browserStorage({ name: freshName() });
+  expect(typeof (await storage.persisted())).toBe("boolean"); // headless Chromium answers false
+  const estimate = await storage.estimate();
+  expect(estimate.quota).toBeGreaterThan(0);
+});
+
+it("stores plain Parquet in OPFS, readable by parquet-wasm with no library around it", async () => {
+  const storage = browserStorage({ name: freshName(), persist: false });
+  const ns = await Docs.open({ storage });
+  await ns.push();
+  const res = await ns.telemetry.append(telemetry("opfs", 0, 1000));
+  const path = res.snapshot.addedFiles[0]!.path;
+  const root = await navigator.storage.getDirectory();
+  let dir = await (await root.getDirectoryHandle("avalanche")).getDirectoryHandle(storage.descriptor.name);
+  const parts = path.split("/");
+  for (const p of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(p);
+  const file = await (await dir.getFileHandle(parts.at(-1)!)).getFile();
+  const init = (pq as { default?: unknown }).default;
+  if (typeof init === "function") await init();
+  const table = tableFromIPC(pq.readParquet(new Uint8Array(await file.arrayBuffer())).intoIPCStream());
+  expect(table.numRows).toBe(1000);
+  expect(table.schema.fields.map((f) => f.name)).toContain("_ava_updated_at");
+});
+
+/** A FileStore that lets the browser refuse a write at byte N, leaving the partial file behind as OPFS would. */
+function refusingAt(files: FileStore, limit: number): FileStore {
+  let used = 0;
+  return {
+    ...files,
+    list: (p) => files.list(p),
+    read: (p) => files.read(p),
+    readRange: (p, o, l) => files.readRange(p, o, l),
+    delete: (p) => files.delete(p),
+    async write(path, bytes) {
+      if (used + bytes.length <= limit) {
+        used += bytes.length;
+        return files.write(path, bytes);
+      }
+      await files.write(path, bytes.subarray(0, limit - used));
+      used = limit;
+      throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
+    },
+  };
+}
+
+it("a write the browser refuses is QUOTA_EXCEEDED; the catalog is unchanged and the table still reads", async () => {
+  const real = browserStorage({ name: freshName(), persist: false });
+  const ns = await Docs.open({ storage: real });
+  await ns.push();
+  const first = await ns.telemetry.append(telemetry("ok", 0, 500));
+  const before = await real.catalog.current();
+
+  const used = first.snapshot.addedFiles[0]!.sizeBytes;
+  const limited = { ...real, files: refusingAt(real.files, used + 100) };
+  const refusing = await Docs.open({ storage: limited });
+  await refusing.telemetry.append([]); // an empty append commits a snapshot and writes no file
+  const afterEmpty = await real.catalog.current();
+  await expectAvaError(
+    refusing.telemetry.append(telemetry("too-big", 500, 5000)),
+    "QUOTA_EXCEEDED",
+    /docs\.telemetry/,
+  );
+
+  const after = await browserStorage({ name: real.descriptor.name, persist: false }).catalog.current();
+  expect(after.version).toBe(afterEmpty.version);
+  expect(afterEmpty.version).toBe(before.version + 1);
+  expect((await ns.telemetry.read()).numRows).toBe(500);
+  // The partial file was removed: only the committed one is left.
+  expect((await real.files.list("data/")).map((f) => f.path)).toEqual([first.snapshot.addedFiles[0]!.path]);
+});
+
+it("refuses a storage name that could escape its folder", async () => {
+  await expectAvaError(() => browserStorage({ name: "../escape" }), "INVALID_NAME");
+});
