@@ -1,4 +1,8 @@
 // `npm run bench`: every benchmark, each printing its table of medians and ratios. Never part of `npm test`.
+// `npm run bench -- browser` (or `node`) runs one group.
+import { benchBrowserStorage } from "./browser-storage.js";
 import { benchTables } from "./tables.js";
 
-await benchTables();
+const only = process.argv[2];
+if (!only || only === "node") await benchTables();
+if (!only || only === "browser") await benchBrowserStorage();

@@ -11,42 +11,11 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import * as A from "apache-arrow";
 import * as ava from "../src/node.js";
 import { decodeParquet, encodeParquet } from "../src/parquet/parquet.js";
+import { BATCH, makeBatch, schema } from "./data.js";
 import { median, percentile, printTable, type Row, rate, ratio, repeat } from "./lib.js";
 
-const BATCH = 100_000;
 const BATCHES = 10;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-
-const schema = new A.Schema([
-  new A.Field("sensor", new A.Utf8(), false),
-  new A.Field("ts", new A.Int64(), false),
-  new A.Field("value", new A.Float64(), false),
-  new A.Field("count", new A.Int32(), false),
-  new A.Field("ok", new A.Bool(), false),
-  new A.Field("note", new A.Utf8(), true),
-]);
-
-function makeBatch(b: number): A.Table {
-  const n = BATCH;
-  const sensors = ["engine.temp", "engine.rpm", "cabin.temp", "gps.lat", "gps.lon"];
-  return new A.Table({
-    sensor: A.vectorFromArray(
-      Array.from({ length: n }, (_, i) => sensors[i % sensors.length]!),
-      new A.Utf8(),
-    ),
-    ts: A.makeVector(BigInt64Array.from({ length: n }, (_, i) => BigInt(b * n + i) * 1_000_000n)),
-    value: A.makeVector(Float64Array.from({ length: n }, (_, i) => Math.sin((b * n + i) / 1000) * 100)),
-    count: A.makeVector(Int32Array.from({ length: n }, (_, i) => i % 1000)),
-    ok: A.vectorFromArray(
-      Array.from({ length: n }, (_, i) => i % 7 !== 0),
-      new A.Bool(),
-    ),
-    note: A.vectorFromArray(
-      Array.from({ length: n }, (_, i) => (i % 10 === 0 ? `note ${i}` : null)),
-      new A.Utf8(),
-    ),
-  });
-}
 
 const Bench = (rowLineage: boolean) =>
   ava.defineNamespace({ name: "bench", tables: { points: ava.table({ schema, rowLineage }) } });

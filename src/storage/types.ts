@@ -26,6 +26,8 @@ export interface FileStore {
 export interface Catalog {
   /** The latest committed state (catching up with other writers first). Treat it as immutable. */
   current(): Promise<CatalogState>;
+  /** The state this instance last saw, without any I/O (undefined before the first read); may be stale. */
+  peek(): CatalogState | undefined;
   /** Applies all ops atomically against the latest state, or none; appends rebase and retry. */
   commit(ops: readonly CatalogOp[], options?: CommitOptions): Promise<CommitResult>;
   /** Removes the catalog's own leftovers (temp files of crashed writers) older than `olderThanMs`. */

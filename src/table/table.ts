@@ -8,7 +8,7 @@ import { coerceInput } from "../schema/coerce.js";
 import { type RunProvenance, withProvenance } from "../schema/provenance.js";
 import type { DataFile, Snapshot } from "../storage/catalog/model.js";
 import { liveFilesOf } from "../storage/catalog/history.js";
-import type { SnapshotDraft, TableState } from "../storage/catalog/state.js";
+import type { CatalogState, SnapshotDraft, TableState } from "../storage/catalog/state.js";
 import type { Storage } from "../storage/types.js";
 import { nowMicros, ulid } from "../util/ids.js";
 import { AppendResult } from "./append-result.js";
@@ -75,8 +75,24 @@ export class Table<Row = Record<string, unknown>, In = Row> {
     return new Table(this.#storage, this.declaration, run);
   }
 
-  async #state(): Promise<TableState> {
-    const state = await this.#storage.catalog.current();
+  /**
+   * This table's entry in the latest catalog state. `fresh: false` first tries the state the catalog
+   * already holds (no I/O) — right for a write's pre-flight, since the commit judges again on the latest
+   * state; only a refusal on the held state sends it to read the latest one.
+   */
+  async #state({ fresh = true } = {}): Promise<TableState> {
+    const held = fresh ? undefined : this.#storage.catalog.peek();
+    if (held) {
+      try {
+        return this.#entry(held);
+      } catch {
+        // the held state may predate this table's creation: judge on the latest state below
+      }
+    }
+    return this.#entry(await this.#storage.catalog.current());
+  }
+
+  #entry(state: CatalogState): TableState {
     const entry = state.tables[this.identifier];
     if (!entry)
       throw new AvaError(
@@ -102,7 +118,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
   }
 
   async #write(data: AppendInput<In>, operation: "append" | "overwrite"): Promise<AppendResult<Row>> {
-    await this.#state();
+    await this.#state({ fresh: false }); // a missing table or another schema: refused before any file is written
     const { user, stored, zod } = this.declaration.schema;
     const rows = coerceInput(data, { identifier: this.identifier, schema: user, zod });
     const table = this.declaration.rowLineage ? withProvenance(rows, stored, this.#run, nowMicros()) : rows;

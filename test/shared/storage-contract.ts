@@ -49,6 +49,15 @@ export function describeStorage(name: string, target: StorageTarget) {
         expect(seenByB.tables["docs.telemetry"]!.history.liveFiles).toHaveLength(1);
       });
 
+      it("appends through an instance that read the catalog before the table was pushed elsewhere", async () => {
+        const location = await target.fresh();
+        const early = await Docs.open({ storage: location.open() });
+        expect(await early.listTables()).toEqual([]); // this instance now holds a state with no tables
+        await (await Docs.open({ storage: location.open() })).push();
+        const res = await early.telemetry.append(telemetry("late", 0, 3));
+        expect(res.snapshot.sequenceNumber).toBe(1);
+      });
+
       it("rebases racing appends from independent instances: every commit lands once", async () => {
         const location = await target.fresh();
         const first = location.open();

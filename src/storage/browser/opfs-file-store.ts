@@ -6,6 +6,7 @@ import type { FileInfo, FileStore } from "../types.js";
 
 /** The worker-only OPFS handle (lib.dom does not declare it). */
 interface SyncAccessHandle {
+  getSize(): number;
   write(buffer: Uint8Array, options?: { at?: number }): number;
   truncate(size: number): void;
   flush(): void;
@@ -68,22 +69,28 @@ export class OpfsFileStore implements FileStore {
     const dir = await this.#folder(parts.slice(0, -1), true).catch((err) => {
       throw toAvaError(err, `creating the folder of ${path}`);
     });
-    const exists = await dir.getFileHandle(name).then(
-      () => true,
-      (err) => (isNotFound(err) ? false : Promise.reject(toAvaError(err, `writing ${path}`))),
-    );
-    if (exists) throw new AvaError("IO_ERROR", `file ${path} already exists`);
-    const handle = (await dir.getFileHandle(name, { create: true })) as OpfsFileHandle;
+    const handle = (await dir.getFileHandle(name, { create: true }).catch((err) => {
+      throw toAvaError(err, `writing ${path}`);
+    })) as OpfsFileHandle;
+    // "Exists" means holds bytes: the library never writes an empty file, so an empty one is a leftover
+    // (or the one just created). Checking the size on the handle we write through saves a lookup per file.
+    let existed = false;
+    const refuse = () => {
+      existed = true;
+      return new AvaError("IO_ERROR", `file ${path} already exists`);
+    };
     try {
       if (typeof handle.createSyncAccessHandle === "function") {
         const access = await handle.createSyncAccessHandle();
         try {
+          if (access.getSize() > 0) throw refuse();
           for (let at = 0; at < bytes.length; ) at += access.write(bytes.subarray(at), { at });
           access.flush();
         } finally {
           access.close();
         }
       } else {
+        if ((await handle.getFile()).size > 0) throw refuse();
         const writable = await handle.createWritable();
         try {
           await writable.write(bytes as Uint8Array<ArrayBuffer>);
@@ -94,7 +101,7 @@ export class OpfsFileStore implements FileStore {
         }
       }
     } catch (err) {
-      await dir.removeEntry(name).catch(() => {});
+      if (!existed) await dir.removeEntry(name).catch(() => {}); // never remove what was there before
       throw toAvaError(err, `writing ${path}`);
     }
   }

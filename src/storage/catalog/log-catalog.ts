@@ -72,6 +72,10 @@ export class LogCatalog implements Catalog {
     return this.#loading;
   }
 
+  peek(): CatalogState | undefined {
+    return this.#state;
+  }
+
   async #catchUp(): Promise<CatalogState> {
     let state = this.#state;
     if (!state) {
