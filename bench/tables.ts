@@ -8,7 +8,6 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import * as A from "apache-arrow";
 import * as ava from "../src/node.js";
 import { decodeParquet, encodeParquet } from "../src/parquet/parquet.js";
 import { BATCH, makeBatch, schema } from "./data.js";

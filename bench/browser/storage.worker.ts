@@ -2,6 +2,7 @@
 // access handles + IndexedDB catalog) beside the same rows as objects in IndexedDB. Posts timings in ms.
 import { openDB } from "idb";
 import * as ava from "../../src/index.js";
+import { encodeParquet } from "../../src/parquet/parquet.js";
 import { BATCH, makeBatch, makeObjects, schema } from "../data.js";
 
 const BATCHES = 10;
@@ -15,11 +16,32 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - t0;
 }
 
+type SyncHandle = { write(b: Uint8Array, o: { at: number }): number; flush(): void; close(): void };
+
+async function writeOpfs(dir: FileSystemDirectoryHandle, name: string, bytes: Uint8Array): Promise<void> {
+  const file = await dir.getFileHandle(name, { create: true });
+  const access = await (
+    file as unknown as { createSyncAccessHandle(): Promise<SyncHandle> }
+  ).createSyncAccessHandle();
+  access.write(bytes, { at: 0 });
+  access.flush();
+  access.close();
+}
+
 self.onmessage = async () => {
   try {
     const batches = Array.from({ length: BATCHES }, (_, b) => makeBatch(b));
     const small = makeBatch(0, 100);
-    const out: Record<string, number[]> = { append: [], scan: [], idbPut: [], idbGetAll: [], small: [] };
+    const out: Record<string, number[]> = {
+      append: [],
+      raw: [],
+      scan: [],
+      idbPut: [],
+      idbGetAll: [],
+      small: [],
+      rawSmall: [],
+    };
+    const root = await navigator.storage.getDirectory();
     for (let run = 0; run < RUNS; run++) {
       const name = `bench${run}${Date.now()}`;
       const ns = await Bench.open({ storage: ava.browserStorage({ name, persist: false }) });
@@ -27,6 +49,14 @@ self.onmessage = async () => {
       out.append!.push(
         await timed(async () => {
           for (const b of batches) await ns.points.append(b);
+        }),
+      );
+      // The floor: parquet-wasm encoding the same batches and OPFS writing them, with no library around.
+      const rawDir = await root.getDirectoryHandle(`raw-${name}`, { create: true });
+      out.raw!.push(
+        await timed(async () => {
+          for (const [i, b] of batches.entries())
+            await writeOpfs(rawDir, `${i}.parquet`, await encodeParquet(b));
         }),
       );
       out.scan!.push(
@@ -65,6 +95,12 @@ self.onmessage = async () => {
       const t0 = performance.now();
       await ns.points.append(small);
       out.small!.push(performance.now() - t0);
+    }
+    const rawDir = await root.getDirectoryHandle(`raw-small${Date.now()}`, { create: true });
+    for (let i = 0; i < 1000; i++) {
+      const t0 = performance.now();
+      await writeOpfs(rawDir, `${i}.parquet`, await encodeParquet(small));
+      out.rawSmall!.push(performance.now() - t0);
     }
     postMessage({ ok: true, timings: out });
   } catch (err) {
