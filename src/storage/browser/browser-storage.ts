@@ -56,15 +56,17 @@ export function browserStorage({
     if (persist && typeof manager.persist === "function") return manager.persist().catch(() => false);
     return typeof manager.persisted === "function" ? manager.persisted() : false;
   });
+  // Persistence is requested alongside first use; its answer (or failure) is read through persisted().
+  const requestPersistence = () => void persistence().catch(() => {});
   const root = once(async () => {
-    void persistence();
+    requestPersistence();
     const top = await platform().getDirectory();
     return (await top.getDirectoryHandle("avalanche", { create: true })).getDirectoryHandle(name, {
       create: true,
     });
   });
   const db = once(() => {
-    void persistence();
+    requestPersistence();
     platform();
     return openCatalogDB(name);
   });
