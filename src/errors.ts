@@ -13,6 +13,7 @@ export type AvaErrorCode =
   | "CATALOG_CORRUPT" // a catalog entry that cannot be decoded
   | "QUOTA_EXCEEDED" // the platform refused to store more bytes
   | "AVRO_CORRUPT" // an Avro stream file that cannot be decoded
+  | "AVRO_SCHEMA" // an Avro file whose schema is not an Avro stream
   | "UNAVAILABLE" // the platform lacks what was asked for (OPFS outside a browser, say)
   | "IO_ERROR"; // any other storage failure
 

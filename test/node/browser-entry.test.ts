@@ -3,14 +3,19 @@ import { builtinModules } from "node:module";
 import { expect, it } from "vitest";
 import { build, type Plugin } from "vite";
 
-async function nodeImportsReachedFrom(entry: string): Promise<string[]> {
+async function nodeImportsReachedFrom(entry: string, alsoRefuse: RegExp = /^$/): Promise<string[]> {
   const reached: string[] = [];
   const builtins = new Set(builtinModules);
   const detector: Plugin = {
     name: "detect-node-builtins",
     enforce: "pre",
     resolveId(id, importer) {
-      if (id.startsWith("node:") || builtins.has(id) || builtins.has(id.split("/")[0]!)) {
+      if (
+        id.startsWith("node:") ||
+        builtins.has(id) ||
+        builtins.has(id.split("/")[0]!) ||
+        alsoRefuse.test(id)
+      ) {
         reached.push(`${id} (from ${importer ?? "entry"})`);
       }
       return null;
@@ -27,6 +32,10 @@ async function nodeImportsReachedFrom(entry: string): Promise<string[]> {
 
 it("the browser entry (src/index.ts) reaches no node:* import", async () => {
   expect(await nodeImportsReachedFrom("src/index.ts")).toEqual([]);
+});
+
+it("avalanche-web/avro (src/avro.ts) reaches neither node:* nor parquet-wasm", async () => {
+  expect(await nodeImportsReachedFrom("src/avro.ts", /parquet-wasm/)).toEqual([]);
 });
 
 it("the detector does see Node imports (control: src/node.ts reaches several)", async () => {

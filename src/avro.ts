@@ -1,0 +1,20 @@
+// avalanche-web/avro: Avro stream telemetry files alone (no Parquet wasm in this bundle).
+export { AvaError, type AvaErrorCode, isAvaError } from "./errors.js";
+export { type AvroCodec, CODECS } from "./avro/codecs.js";
+export { type EncodeOptions, encodeAvroStream } from "./avro/encode.js";
+export {
+  type AvroSource,
+  type AvroStreamFile,
+  openAvroStream,
+  type ReadOptions,
+  readAvroStream,
+} from "./avro/read.js";
+export type { AvroStreamRecord, AvroValue, RecordValues } from "./avro/record.js";
+export {
+  AVRO_STREAM_SCHEMA,
+  AVRO_STREAM_SCHEMA_TEXT,
+  resolveStreamSchema,
+  type SchemaVariant,
+  type StreamSchema,
+  type ValueKind,
+} from "./avro/schema.js";

@@ -1,0 +1,208 @@
+// Avro's binary primitives on Uint8Array. The reader names the file offset of any problem and never
+// allocates from a length it has not checked against the bytes that remain. 64-bit longs are decoded into
+// two 32-bit words, so a BigInt64Array fills without a BigInt per value.
+import { AvaError } from "../errors.js";
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+const encoder = new TextEncoder();
+
+export class ByteReader {
+  pos = 0;
+  #view: DataView;
+  /** The zigzag-decoded halves of the last long read by `longWords`. */
+  lo = 0;
+  hi = 0;
+  /** Set when a read ran past the end: with more input to come, that means "wait", not "corrupt". */
+  truncated = false;
+
+  constructor(
+    readonly bytes: Uint8Array,
+    /** The file offset of bytes[0], for messages. */
+    readonly base = 0,
+  ) {
+    this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  get remaining(): number {
+    return this.bytes.length - this.pos;
+  }
+
+  corrupt(detail: string, at = this.pos): AvaError {
+    return new AvaError("AVRO_CORRUPT", `${detail} at byte ${this.base + at}`);
+  }
+
+  #truncation(detail: string, at = this.pos): AvaError {
+    this.truncated = true;
+    return this.corrupt(`truncated ${detail}`, at);
+  }
+
+  #need(n: number, what: string): void {
+    if (n > this.remaining) throw this.#truncation(`${what}: needs ${n} bytes, ${this.remaining} left`);
+  }
+
+  /** Reads a zigzag varint long into `lo`/`hi` (two's-complement words). */
+  longWords(): void {
+    const start = this.pos;
+    let lo = 0;
+    let hi = 0;
+    for (let k = 0; ; k++) {
+      if (this.pos >= this.bytes.length) throw this.#truncation("long", start);
+      const b = this.bytes[this.pos++]!;
+      const bits = b & 0x7f;
+      if (k < 4) lo |= bits << (7 * k);
+      else if (k === 4) {
+        lo |= bits << 28;
+        hi |= bits >>> 4;
+      } else if (k < 10) hi |= bits << (7 * k - 32);
+      if (!(b & 0x80)) {
+        if (k === 9 && b > 1) throw this.corrupt("long longer than 64 bits", start);
+        break;
+      }
+      if (k === 9) throw this.corrupt("long longer than 10 bytes", start);
+    }
+    const sign = -(lo & 1);
+    this.lo = ((lo >>> 1) | (hi << 31)) ^ sign;
+    this.hi = (hi >>> 1) ^ sign;
+  }
+
+  /** A long as a number; refused (not rounded) when it is beyond 2^53. */
+  long(): number {
+    const start = this.pos;
+    this.longWords();
+    const value = this.hi * 4294967296 + (this.lo >>> 0);
+    if (!Number.isSafeInteger(value)) throw this.corrupt(`length or count ${value} is out of range`, start);
+    return value;
+  }
+
+  longBig(): bigint {
+    this.longWords();
+    return (BigInt(this.hi) << 32n) | BigInt(this.lo >>> 0);
+  }
+
+  double(): number {
+    this.#need(8, "double");
+    const v = this.#view.getFloat64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  /** A length-prefixed byte run, checked against what remains before any allocation. */
+  bytesField(what: string): Uint8Array {
+    const start = this.pos;
+    const n = this.long();
+    if (n < 0) throw this.corrupt(`negative ${what} length ${n}`, start);
+    this.#need(n, what);
+    const out = this.bytes.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+
+  string(what = "string"): string {
+    const start = this.pos;
+    const raw = this.bytesField(what);
+    try {
+      return decoder.decode(raw);
+    } catch {
+      throw this.corrupt(`${what} is not valid UTF-8`, start);
+    }
+  }
+
+  fixed(n: number, what: string): Uint8Array {
+    this.#need(n, what);
+    const out = this.bytes.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+
+  /**
+   * The item count of the next block of an array or map (0 ends it). A negative count is followed by
+   * the block's size in bytes. Counts are bounded by the bytes left (each item takes at least `minItemBytes`).
+   */
+  blockCount(what: string, minItemBytes: number): number {
+    const start = this.pos;
+    let count = this.long();
+    if (count < 0) {
+      count = -count;
+      const size = this.long();
+      if (size < 0) throw this.corrupt(`negative ${what} block size`, start);
+    }
+    if (count * minItemBytes > this.remaining) {
+      // Within a whole block this is corruption; in a header still arriving it means "wait for more bytes".
+      throw this.#truncation(
+        `${what}: the block claims ${count} items but only ${this.remaining} bytes remain`,
+        start,
+      );
+    }
+    return count;
+  }
+}
+
+export class ByteWriter {
+  #buf = new Uint8Array(1024);
+  #view = new DataView(this.#buf.buffer);
+  length = 0;
+
+  #reserve(n: number): void {
+    if (this.length + n <= this.#buf.length) return;
+    let size = this.#buf.length * 2;
+    while (size < this.length + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.#buf.subarray(0, this.length));
+    this.#buf = next;
+    this.#view = new DataView(next.buffer);
+  }
+
+  /** A long given as two's-complement 32-bit words (zigzag + varint, as Avro writes it). */
+  longWords(lo: number, hi: number): void {
+    this.#reserve(10);
+    const sign = hi >> 31;
+    let zlo = ((lo << 1) ^ sign) >>> 0;
+    let zhi = (((hi << 1) | (lo >>> 31)) ^ sign) >>> 0;
+    while (zhi !== 0 || zlo > 0x7f) {
+      this.#buf[this.length++] = (zlo & 0x7f) | 0x80;
+      zlo = ((zlo >>> 7) | (zhi << 25)) >>> 0;
+      zhi >>>= 7;
+    }
+    this.#buf[this.length++] = zlo;
+  }
+
+  long(v: number | bigint): void {
+    if (typeof v === "bigint") {
+      const u = BigInt.asUintN(64, v);
+      this.longWords(Number(u & 0xffffffffn) | 0, Number(u >> 32n) | 0);
+    } else {
+      const hi = Math.floor(v / 4294967296);
+      this.longWords((v - hi * 4294967296) | 0, hi | 0);
+    }
+  }
+
+  double(v: number): void {
+    this.#reserve(8);
+    this.#view.setFloat64(this.length, v, true);
+    this.length += 8;
+  }
+
+  raw(bytes: Uint8Array): void {
+    this.#reserve(bytes.length);
+    this.#buf.set(bytes, this.length);
+    this.length += bytes.length;
+  }
+
+  bytesField(bytes: Uint8Array): void {
+    this.long(bytes.length);
+    this.raw(bytes);
+  }
+
+  string(s: string): void {
+    this.bytesField(encoder.encode(s));
+  }
+
+  /** The bytes written so far (a view: copy before writing more if kept). */
+  view(): Uint8Array {
+    return this.#buf.subarray(0, this.length);
+  }
+
+  reset(): void {
+    this.length = 0;
+  }
+}

@@ -1,0 +1,69 @@
+// Block codecs of Avro object container files. null and deflate (raw DEFLATE, RFC 1951) use only what
+// every browser and Node 20 have (CompressionStream "deflate-raw"). Decompression stops at a bound, so a
+// decompression bomb is an error, not an allocation.
+import { AvaError } from "../errors.js";
+
+export type AvroCodec = "null" | "deflate";
+
+export const CODECS: readonly AvroCodec[] = ["null", "deflate"];
+
+export function checkCodec(name: string, at: string): AvroCodec {
+  if ((CODECS as readonly string[]).includes(name)) return name as AvroCodec;
+  throw new AvaError(
+    "AVRO_CORRUPT",
+    `${at}: codec ${JSON.stringify(name)} is not supported (supported: ${CODECS.join(", ")})`,
+  );
+}
+
+async function pipe(
+  bytes: Uint8Array,
+  transform: CompressionStream | DecompressionStream,
+  limit: number,
+): Promise<Uint8Array | undefined> {
+  const reader = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(transform).getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > limit) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+export async function compress(codec: AvroCodec, data: Uint8Array): Promise<Uint8Array> {
+  if (codec === "null") return data;
+  return (await pipe(data, new CompressionStream("deflate-raw"), Number.POSITIVE_INFINITY))!;
+}
+
+/** The block's bytes, uncompressed; AVRO_CORRUPT past `limit` bytes or on a bad stream. `at` names the block. */
+export async function decompress(
+  codec: AvroCodec,
+  data: Uint8Array,
+  limit: number,
+  at: string,
+): Promise<Uint8Array> {
+  if (codec === "null") return data;
+  let out: Uint8Array | undefined;
+  try {
+    out = await pipe(data, new DecompressionStream("deflate-raw"), limit);
+  } catch (cause) {
+    throw new AvaError("AVRO_CORRUPT", `${at}: the deflate data is corrupt (${(cause as Error).message})`, {
+      cause,
+    });
+  }
+  if (!out)
+    throw new AvaError("AVRO_CORRUPT", `${at}: decompresses past ${limit} bytes (the block limit): refused`);
+  return out;
+}

@@ -1,0 +1,160 @@
+// Avro object container files: "Obj\x01", a metadata map (avro.schema, avro.codec, …), a 16-byte sync
+// marker, then blocks of (record count, byte size, data, sync). The reader is fed chunks and yields whole
+// blocks; every count and size is checked against limits before anything is allocated.
+import { AvaError } from "../errors.js";
+import { ByteReader, ByteWriter } from "./binary.js";
+
+export const MAGIC = new Uint8Array([0x4f, 0x62, 0x6a, 0x01]); // "Obj" 1
+
+export interface ContainerHeader {
+  metadata: Map<string, Uint8Array>;
+  sync: Uint8Array;
+  /** Bytes the header took: the offset of the first block. */
+  length: number;
+}
+
+export interface RawBlock {
+  count: number;
+  data: Uint8Array;
+  /** File offset of the block's first byte. */
+  offset: number;
+}
+
+export interface ContainerLimits {
+  /** Largest block (compressed or not) accepted, in bytes. Default 64 MiB. */
+  maxBlockBytes?: number;
+}
+
+export const DEFAULT_MAX_BLOCK_BYTES = 64 * 1024 * 1024;
+
+export function encodeHeader(metadata: Record<string, string>, sync: Uint8Array): Uint8Array {
+  const w = new ByteWriter();
+  w.raw(MAGIC);
+  const entries = Object.entries(metadata);
+  w.long(entries.length);
+  const encoder = new TextEncoder();
+  for (const [k, v] of entries) {
+    w.string(k);
+    w.bytesField(encoder.encode(v));
+  }
+  w.long(0);
+  w.raw(sync);
+  return w.view().slice();
+}
+
+export function encodeBlock(count: number, data: Uint8Array, sync: Uint8Array): Uint8Array {
+  const w = new ByteWriter();
+  w.long(count);
+  w.long(data.length);
+  w.raw(data);
+  w.raw(sync);
+  return w.view().slice();
+}
+
+export class ContainerReader {
+  #buf: Uint8Array = new Uint8Array(0);
+  /** File offset of #buf[0]. */
+  #base = 0;
+  #header: ContainerHeader | undefined;
+  readonly #maxBlockBytes: number;
+
+  constructor({ maxBlockBytes = DEFAULT_MAX_BLOCK_BYTES }: ContainerLimits = {}) {
+    this.#maxBlockBytes = maxBlockBytes;
+  }
+
+  get header(): ContainerHeader | undefined {
+    return this.#header;
+  }
+
+  append(chunk: Uint8Array): void {
+    if (this.#buf.length === 0) {
+      this.#buf = chunk;
+      return;
+    }
+    const next = new Uint8Array(this.#buf.length + chunk.length);
+    next.set(this.#buf);
+    next.set(chunk, this.#buf.length);
+    this.#buf = next;
+  }
+
+  #consume(n: number): void {
+    this.#buf = this.#buf.subarray(n);
+    this.#base += n;
+  }
+
+  /** Parses the header if it has not been; undefined while more bytes are needed. */
+  readHeader(): ContainerHeader | undefined {
+    if (this.#header) return this.#header;
+    const r = new ByteReader(this.#buf, this.#base);
+    try {
+      const magic = r.fixed(4, "magic");
+      if (!MAGIC.every((b, i) => magic[i] === b))
+        throw new AvaError("AVRO_CORRUPT", "not an Avro object container file: wrong magic at byte 0");
+      const metadata = new Map<string, Uint8Array>();
+      for (let n = r.blockCount("metadata", 2); n > 0; n = r.blockCount("metadata", 2)) {
+        for (let i = 0; i < n; i++) {
+          const key = r.string("metadata key");
+          metadata.set(key, r.bytesField("metadata value").slice());
+        }
+      }
+      const sync = r.fixed(16, "sync marker").slice();
+      this.#header = { metadata, sync, length: this.#base + r.pos };
+      this.#consume(r.pos);
+      return this.#header;
+    } catch (err) {
+      if (r.truncated) return undefined; // more bytes may come; finish() reports a cut file
+      throw err;
+    }
+  }
+
+  /** The next whole block; undefined while more bytes are needed (or at a clean end). */
+  nextBlock(): RawBlock | undefined {
+    const header = this.readHeader();
+    if (!header || this.#buf.length === 0) return undefined;
+    const offset = this.#base;
+    const r = new ByteReader(this.#buf, this.#base);
+    try {
+      const count = r.long();
+      const size = r.long();
+      if (count < 0 || size < 0)
+        throw new AvaError("AVRO_CORRUPT", `negative block count or size at byte ${offset}`);
+      if (size > this.#maxBlockBytes) {
+        throw new AvaError(
+          "AVRO_CORRUPT",
+          `block at byte ${offset} claims ${size} bytes, over the ${this.#maxBlockBytes}-byte limit`,
+        );
+      }
+      if (count > this.#maxBlockBytes) {
+        throw new AvaError(
+          "AVRO_CORRUPT",
+          `block at byte ${offset} claims ${count} records, more than it could hold`,
+        );
+      }
+      const data = r.fixed(size, "block data").slice();
+      const syncAt = r.pos;
+      const sync = r.fixed(16, "sync marker");
+      if (!header.sync.every((b, i) => sync[i] === b)) {
+        throw new AvaError(
+          "AVRO_CORRUPT",
+          `sync marker mismatch at byte ${this.#base + syncAt}: the block at byte ${offset} is damaged`,
+        );
+      }
+      this.#consume(r.pos);
+      return { count, data, offset };
+    } catch (err) {
+      if (r.truncated) return undefined; // more bytes may come; finish() reports a cut file
+      throw err;
+    }
+  }
+
+  /** At the end of input: leftover bytes mean the file was cut. */
+  finish(): void {
+    if (!this.#header)
+      throw new AvaError(
+        "AVRO_CORRUPT",
+        `truncated file: the header is incomplete (${this.#base + this.#buf.length} bytes)`,
+      );
+    if (this.#buf.length > 0)
+      throw new AvaError("AVRO_CORRUPT", `truncated file: an incomplete block at byte ${this.#base}`);
+  }
+}

@@ -1,0 +1,52 @@
+// Records -> a complete Avro stream file: the seed's schema text, a random sync marker, blocks of records
+// compressed with the chosen codec. (The batching writer, `createWriter`, builds on this.)
+import { ByteWriter } from "./binary.js";
+import { type AvroCodec, compress } from "./codecs.js";
+import { encodeBlock, encodeHeader } from "./container.js";
+import { type AvroStreamRecord, writeRecord } from "./record.js";
+import { AVRO_STREAM_SCHEMA_TEXT, type ValueKind } from "./schema.js";
+
+const SEED_BRANCH: Record<ValueKind, number> = {
+  double: 0,
+  long: 1,
+  string: 2,
+  doubleArray: 3,
+  stringArray: 4,
+  json: 5,
+};
+
+export interface EncodeOptions {
+  codec?: AvroCodec;
+  /** Records per block. Default 64. */
+  recordsPerBlock?: number;
+}
+
+export async function encodeAvroStream(
+  records: Iterable<AvroStreamRecord>,
+  { codec = "null", recordsPerBlock = 64 }: EncodeOptions = {},
+): Promise<Uint8Array> {
+  const sync = crypto.getRandomValues(new Uint8Array(16));
+  const parts: Uint8Array[] = [
+    encodeHeader({ "avro.schema": AVRO_STREAM_SCHEMA_TEXT, "avro.codec": codec }, sync),
+  ];
+  const w = new ByteWriter();
+  let count = 0;
+  const flush = async () => {
+    if (count === 0) return;
+    parts.push(encodeBlock(count, await compress(codec, w.view().slice()), sync));
+    w.reset();
+    count = 0;
+  };
+  for (const rec of records) {
+    writeRecord(w, rec, (kind) => SEED_BRANCH[kind]);
+    if (++count >= recordsPerBlock) await flush();
+  }
+  await flush();
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}

@@ -1,0 +1,293 @@
+// Avro stream files: round trips of every value kind and codec, schema resolution, and bad files — each an
+// AvaError naming the problem, never a hang, a huge allocation or a stray exception. Runs in Node and Chromium.
+import { describe, expect, it } from "vitest";
+import {
+  AVRO_STREAM_SCHEMA,
+  type AvroStreamRecord,
+  CODECS,
+  encodeAvroStream,
+  openAvroStream,
+  readAvroStream,
+  resolveStreamSchema,
+} from "../../src/avro.js";
+import { encodeBlock, encodeHeader } from "../../src/avro/container.js";
+import { expectAvaError } from "./fixtures.js";
+
+const ts = (...xs: (number | bigint)[]) => BigInt64Array.from(xs.map(BigInt));
+
+export const RECORDS: AvroStreamRecord[] = [
+  {
+    channel: "altitude",
+    timestamps: ts(1_757_500_000_000_000_000n, 1_757_500_100_000_000_000n),
+    values: { kind: "double", values: Float64Array.of(1250.5, Number.NaN) },
+    tags: { vehicle_id: "sn-001" },
+  },
+  {
+    channel: "inf",
+    timestamps: ts(-1, 0, 1),
+    values: {
+      kind: "double",
+      values: Float64Array.of(Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -0),
+    },
+    tags: {},
+  },
+  {
+    channel: "count",
+    timestamps: ts(9_223_372_036_854_775_807n),
+    values: { kind: "long", values: ts(-9_223_372_036_854_775_808n) },
+    tags: {},
+  },
+  {
+    channel: "fault_code",
+    timestamps: ts(5),
+    values: { kind: "string", values: ["E07 ✈ é"] },
+    tags: { a: "1", ключ: "значение" },
+  },
+  {
+    channel: "vector",
+    timestamps: ts(6, 7),
+    values: { kind: "doubleArray", values: [Float64Array.of(1, 2, 3), new Float64Array(0)] },
+    tags: {},
+  },
+  {
+    channel: "labels",
+    timestamps: ts(8),
+    values: { kind: "stringArray", values: [["x", "", "z"]] },
+    tags: {},
+  },
+  { channel: "event", timestamps: ts(9), values: { kind: "json", values: ['{"k":[1,null,"s"]}'] }, tags: {} },
+  {
+    channel: "mixed",
+    timestamps: ts(10, 11),
+    values: {
+      kind: "mixed",
+      values: [
+        { kind: "double", value: 1.5 },
+        { kind: "string", value: "x" },
+      ],
+    },
+    tags: {},
+  },
+  { channel: "", timestamps: ts(), values: { kind: "double", values: new Float64Array(0) }, tags: {} },
+];
+
+describe("Avro stream files", () => {
+  it.each(CODECS)(
+    "round-trips every value kind exactly with the %s codec, over many blocks",
+    async (codec) => {
+      const many = Array.from({ length: 40 }, (_, i) => RECORDS[i % RECORDS.length]!);
+      const bytes = await encodeAvroStream(many, { codec, recordsPerBlock: 3 });
+      const file = await openAvroStream(bytes);
+      expect(file.schema.variant).toBe("seed");
+      expect(file.codec).toBe(codec);
+      expect(new TextDecoder().decode(file.metadata.get("avro.schema"))).toBe(
+        JSON.stringify(AVRO_STREAM_SCHEMA),
+      );
+      const back = [];
+      for await (const r of file.records()) back.push(r);
+      expect(back).toEqual(many);
+    },
+  );
+
+  it("streams from a ReadableStream of tiny chunks and from a Blob", async () => {
+    const bytes = await encodeAvroStream(RECORDS, { codec: "deflate", recordsPerBlock: 2 });
+    const tiny = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < bytes.length; i += 7) controller.enqueue(bytes.slice(i, i + 7));
+        controller.close();
+      },
+    });
+    expect(await readAvroStream(tiny)).toEqual(RECORDS);
+    expect(await readAvroStream(new Blob([bytes as Uint8Array<ArrayBuffer>]))).toEqual(RECORDS);
+  });
+
+  it("writes a valid header-only file for no records", async () => {
+    const bytes = await encodeAvroStream([]);
+    expect(await readAvroStream(bytes)).toEqual([]);
+  });
+
+  it("resolves the seed order, the Rust writer's order and the legacy schema, and refuses others", async () => {
+    const schema = JSON.parse(JSON.stringify(AVRO_STREAM_SCHEMA));
+    expect(resolveStreamSchema(JSON.stringify(schema)).variant).toBe("seed");
+    const union = schema.fields[2].type.items;
+    [union[1], union[2]] = [union[2], union[1]];
+    expect(resolveStreamSchema(JSON.stringify(schema))).toEqual({
+      variant: "rust",
+      branches: ["double", "string", "long", "doubleArray", "stringArray", "json"],
+    });
+    schema.fields[2].type.items = ["double", "string"];
+    expect(resolveStreamSchema(JSON.stringify(schema)).variant).toBe("legacy");
+    schema.fields[2].type.items = ["string", "double"];
+    await expectAvaError(
+      () => resolveStreamSchema(JSON.stringify(schema)),
+      "AVRO_SCHEMA",
+      /none of the known orders/,
+    );
+    await expectAvaError(
+      () => resolveStreamSchema('{"type":"record","name":"Other","fields":[]}'),
+      "AVRO_SCHEMA",
+      /AvroStream/,
+    );
+    await expectAvaError(() => resolveStreamSchema('"string"'), "AVRO_SCHEMA");
+    await expectAvaError(() => resolveStreamSchema("{not json"), "AVRO_SCHEMA", /not JSON/);
+  });
+
+  it("reads values by the file's own union order (legacy [double, string] writer)", async () => {
+    const legacy = JSON.parse(JSON.stringify(AVRO_STREAM_SCHEMA));
+    legacy.fields[2].type.items = ["double", "string"];
+    const sync = new Uint8Array(16).fill(7);
+    // channel "c", timestamps [1, 2], values [string "s" (branch 1), double 0.5 (branch 0)], no tags
+    const data = Uint8Array.of(
+      2,
+      0x63,
+      4,
+      2,
+      4,
+      0,
+      4,
+      2,
+      2,
+      0x73,
+      0,
+      ...new Uint8Array(new Float64Array([0.5]).buffer),
+      0,
+      0,
+    );
+    const bytes = concat(
+      encodeHeader({ "avro.schema": JSON.stringify(legacy) }, sync),
+      encodeBlock(1, data, sync),
+    );
+    const [rec] = await readAvroStream(bytes);
+    expect(rec!.values).toEqual({
+      kind: "mixed",
+      values: [
+        { kind: "string", value: "s" },
+        { kind: "double", value: 0.5 },
+      ],
+    });
+  });
+});
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+describe("bad Avro files are AvaErrors naming the problem", () => {
+  const sync = new Uint8Array(16).fill(3);
+  const header = () =>
+    encodeHeader({ "avro.schema": JSON.stringify(AVRO_STREAM_SCHEMA), "avro.codec": "null" }, sync);
+
+  it("wrong magic", async () => {
+    const bytes = await encodeAvroStream(RECORDS);
+    bytes[1] = 0x78;
+    await expectAvaError(readAvroStream(bytes), "AVRO_CORRUPT", /magic/, /byte 0/);
+  });
+
+  it("every prefix of a small file: truncated, or (cut at a block boundary) a shorter valid file", async () => {
+    const records = RECORDS.slice(0, 4);
+    const bytes = await encodeAvroStream(records, { recordsPerBlock: 2 });
+    const readable: number[] = [];
+    for (let n = 0; n < bytes.length; n++) {
+      let got: AvroStreamRecord[] | undefined;
+      try {
+        got = await readAvroStream(bytes.subarray(0, n));
+      } catch {
+        await expectAvaError(readAvroStream(bytes.subarray(0, n)), "AVRO_CORRUPT", /truncated|incomplete/);
+        continue;
+      }
+      // Avro has no end marker: a cut right after a block's sync marker is a valid file with fewer blocks.
+      expect(got).toEqual(records.slice(0, got.length));
+      readable.push(got.length);
+    }
+    expect(readable).toEqual([0, 2]); // after the header, after the first block
+  });
+
+  it("a flipped sync marker names its offset", async () => {
+    const bytes = await encodeAvroStream(RECORDS, { recordsPerBlock: 100 });
+    bytes[bytes.length - 3]! ^= 0xff;
+    await expectAvaError(readAvroStream(bytes), "AVRO_CORRUPT", /sync marker mismatch at byte \d+/);
+  });
+
+  it("blocks claiming 2^62 records or bytes, and negative lengths, are refused before any allocation", async () => {
+    /** A block header claiming `count` records of `size` bytes, followed by `dataLength` bytes and a valid sync. */
+    const block = (count: bigint, size: bigint, dataLength = 0) => {
+      const varints: number[] = [];
+      for (const v of [count, size]) {
+        let z = BigInt.asUintN(64, (v << 1n) ^ (v >> 63n));
+        while (z > 0x7fn) {
+          varints.push(Number(z & 0x7fn) | 0x80);
+          z >>= 7n;
+        }
+        varints.push(Number(z));
+      }
+      return concat(header(), Uint8Array.from(varints), new Uint8Array(dataLength), sync);
+    };
+    const huge = (count: bigint, size: bigint) => block(count, size, Number(size < 100n ? size : 0n));
+    await expectAvaError(readAvroStream(huge(2n ** 62n, 10n)), "AVRO_CORRUPT", /out of range|records/);
+    await expectAvaError(readAvroStream(huge(1n, 2n ** 62n)), "AVRO_CORRUPT", /out of range|limit/);
+    await expectAvaError(readAvroStream(huge(1_000_000n, 8n)), "AVRO_CORRUPT", /records/);
+    await expectAvaError(readAvroStream(huge(-1n, 8n)), "AVRO_CORRUPT", /negative/);
+    // A record whose timestamps array claims 2^40 items in a 12-byte block.
+    const claim = Uint8Array.of(2, 0x63, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x04, 0, 0, 0, 0, 0);
+    await expectAvaError(
+      readAvroStream(concat(header(), encodeBlock(1, claim, sync))),
+      "AVRO_CORRUPT",
+      /claims \d+ items/,
+    );
+  });
+
+  it("timestamps and values of unequal length", async () => {
+    const rec: AvroStreamRecord = {
+      channel: "c",
+      timestamps: BigInt64Array.of(1n, 2n),
+      values: { kind: "double", values: Float64Array.of(1) },
+      tags: {},
+    };
+    await expectAvaError(
+      readAvroStream(await encodeAvroStream([rec])),
+      "AVRO_CORRUPT",
+      /"c" has 2 timestamps but 1 values/,
+    );
+  });
+
+  it("a decompression bomb stops at the block limit", async () => {
+    const zeros = {
+      channel: "z",
+      timestamps: new BigInt64Array(200_000),
+      values: { kind: "double" as const, values: new Float64Array(200_000) },
+      tags: {},
+    };
+    const bytes = await encodeAvroStream([zeros], { codec: "deflate" });
+    expect(bytes.length).toBeLessThan(100_000); // ~2.6 MB of zeros, squeezed
+    await expectAvaError(
+      readAvroStream(bytes, { maxBlockBytes: 1_000_000 }),
+      "AVRO_CORRUPT",
+      /decompresses past 1000000 bytes/,
+    );
+  });
+
+  it("a schema that is not an Avro stream, an unknown codec, random garbage", async () => {
+    const other = encodeHeader({ "avro.schema": '{"type":"record","name":"Other","fields":[]}' }, sync);
+    await expectAvaError(readAvroStream(other), "AVRO_SCHEMA", /AvroStream/);
+    const zstd = encodeHeader(
+      { "avro.schema": JSON.stringify(AVRO_STREAM_SCHEMA), "avro.codec": "lzo" },
+      sync,
+    );
+    await expectAvaError(readAvroStream(zstd), "AVRO_CORRUPT", /codec "lzo"/);
+    let seed = 42;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let i = 0; i < 50; i++) {
+      const garbage = Uint8Array.from({ length: 1 + Math.floor(random() * 300) }, () =>
+        Math.floor(random() * 256),
+      );
+      if (i % 2) garbage.set([0x4f, 0x62, 0x6a, 0x01]);
+      await expect(readAvroStream(garbage)).rejects.toMatchObject({ name: "AvaError" });
+    }
+  });
+});
