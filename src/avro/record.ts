@@ -169,26 +169,17 @@ export function readRecord(r: ByteReader, branches: readonly ValueKind[]): AvroS
 
 function writeValue(w: ByteWriter, v: AvroValue, branch: number): void {
   w.long(branch);
-  switch (v.kind) {
-    case "double":
-      return w.double(v.value);
-    case "long":
-      return w.long(v.value);
-    case "string":
-    case "json":
-      return w.string(v.value);
-    case "doubleArray":
-      if (v.value.length > 0) {
-        w.long(v.value.length);
-        for (const x of v.value) w.double(x);
-      }
-      return w.long(0);
-    case "stringArray":
-      if (v.value.length > 0) {
-        w.long(v.value.length);
-        for (const x of v.value) w.string(x);
-      }
-      return w.long(0);
+  if (v.kind === "double") w.double(v.value);
+  else if (v.kind === "long") w.long(v.value);
+  else if (v.kind === "string" || v.kind === "json") w.string(v.value);
+  else {
+    // DoubleArray / StringArray records: one array block, then the end marker.
+    if (v.value.length > 0) {
+      w.long(v.value.length);
+      if (v.kind === "doubleArray") for (const x of v.value) w.double(x);
+      else for (const x of v.value) w.string(x);
+    }
+    w.long(0);
   }
 }
 
