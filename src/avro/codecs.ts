@@ -1,11 +1,14 @@
-// Block codecs of Avro object container files. null and deflate (raw DEFLATE, RFC 1951) use only what
-// every browser and Node 20 have (CompressionStream "deflate-raw"). Decompression stops at a bound, so a
-// decompression bomb is an error, not an allocation.
+// Block codecs of Avro object container files. deflate (raw DEFLATE, RFC 1951) uses only what every
+// browser and Node 20 have (CompressionStream "deflate-raw"); snappy is raw Snappy followed by the
+// big-endian CRC-32 of the uncompressed block. Decompression stops at a bound, so a decompression bomb is
+// an error, not an allocation.
 import { AvaError } from "../errors.js";
+import { crc32 } from "./crc32.js";
+import { SnappyError, snappyCompress, snappyDecompress } from "./snappy.js";
 
-export type AvroCodec = "null" | "deflate";
+export type AvroCodec = "null" | "deflate" | "snappy";
 
-export const CODECS: readonly AvroCodec[] = ["null", "deflate"];
+export const CODECS: readonly AvroCodec[] = ["null", "deflate", "snappy"];
 
 export function checkCodec(name: string, at: string): AvroCodec {
   if ((CODECS as readonly string[]).includes(name)) return name as AvroCodec;
@@ -44,6 +47,13 @@ async function pipe(
 
 export async function compress(codec: AvroCodec, data: Uint8Array): Promise<Uint8Array> {
   if (codec === "null") return data;
+  if (codec === "snappy") {
+    const body = snappyCompress(data);
+    const out = new Uint8Array(body.length + 4);
+    out.set(body);
+    new DataView(out.buffer).setUint32(body.length, crc32(data), false);
+    return out;
+  }
   return (await pipe(data, new CompressionStream("deflate-raw"), Number.POSITIVE_INFINITY))!;
 }
 
@@ -55,6 +65,7 @@ export async function decompress(
   at: string,
 ): Promise<Uint8Array> {
   if (codec === "null") return data;
+  if (codec === "snappy") return unsnappy(data, limit, at);
   let out: Uint8Array | undefined;
   try {
     out = await pipe(data, new DecompressionStream("deflate-raw"), limit);
@@ -65,5 +76,25 @@ export async function decompress(
   }
   if (!out)
     throw new AvaError("AVRO_CORRUPT", `${at}: decompresses past ${limit} bytes (the block limit): refused`);
+  return out;
+}
+
+function unsnappy(data: Uint8Array, limit: number, at: string): Uint8Array {
+  if (data.length < 4) throw new AvaError("AVRO_CORRUPT", `${at}: a snappy block needs its 4-byte CRC`);
+  let out: Uint8Array;
+  try {
+    out = snappyDecompress(data.subarray(0, data.length - 4), limit);
+  } catch (err) {
+    if (!(err instanceof SnappyError)) throw err;
+    throw new AvaError("AVRO_CORRUPT", `${at}: the snappy data is corrupt (${err.message})`, { cause: err });
+  }
+  const expected = new DataView(data.buffer, data.byteOffset + data.length - 4, 4).getUint32(0, false);
+  const actual = crc32(out);
+  if (expected !== actual) {
+    throw new AvaError(
+      "AVRO_CORRUPT",
+      `${at}: CRC mismatch (stored ${expected.toString(16)}, computed ${actual.toString(16)})`,
+    );
+  }
   return out;
 }

@@ -80,7 +80,7 @@ const legacyOk = (r: AvroStreamRecord) =>
     : LEGACY_KINDS.has(r.values.kind);
 
 describe("Avro interop with Apache Avro", () => {
-  for (const codec of ["null", "deflate"] as const) {
+  for (const codec of ["null", "deflate", "snappy"] as const) {
     for (const variant of ["seed", "rust", "legacy"] as const) {
       it(`reads exactly what Apache Avro Python wrote (${codec}, ${variant} schema, many blocks)`, async () => {
         const records = Array.from({ length: 30 }, (_, i) => RECORDS[i % RECORDS.length]!).filter(

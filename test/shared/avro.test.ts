@@ -199,21 +199,30 @@ describe("bad Avro files are AvaErrors naming the problem", () => {
     );
   });
 
-  it("a decompression bomb stops at the block limit", async () => {
-    const zeros = {
-      channel: "z",
-      timestamps: new BigInt64Array(200_000),
-      values: { kind: "double" as const, values: new Float64Array(200_000) },
-      tags: {},
-    };
-    const bytes = await encodeAvroStream([zeros], { codec: "deflate" });
-    expect(bytes.length).toBeLessThan(100_000); // ~2.6 MB of zeros, squeezed
-    await expectAvaError(
-      readAvroStream(bytes, { maxBlockBytes: 1_000_000 }),
-      "AVRO_CORRUPT",
-      /decompresses past 1000000 bytes/,
-    );
+  it("a snappy block whose CRC does not match", async () => {
+    const bytes = await encodeAvroStream(RECORDS, { codec: "snappy", recordsPerBlock: 100 });
+    bytes[bytes.length - 17]! ^= 0x01; // the last byte of the block's CRC, just before the sync marker
+    await expectAvaError(readAvroStream(bytes), "AVRO_CORRUPT", /CRC mismatch/, /block at byte \d+/);
   });
+
+  it.each(["deflate", "snappy"] as const)(
+    "a %s decompression bomb stops at the block limit",
+    async (codec) => {
+      const zeros = {
+        channel: "z",
+        timestamps: new BigInt64Array(200_000),
+        values: { kind: "double" as const, values: new Float64Array(200_000) },
+        tags: {},
+      };
+      const bytes = await encodeAvroStream([zeros], { codec });
+      expect(bytes.length).toBeLessThan(200_000); // ~2.6 MB of zeros, squeezed
+      await expectAvaError(
+        readAvroStream(bytes, { maxBlockBytes: 1_000_000 }),
+        "AVRO_CORRUPT",
+        /(past|over the) 1000000/,
+      );
+    },
+  );
 
   it("a schema that is not an Avro stream, an unknown codec, random garbage", async () => {
     const other = encodeHeader({ "avro.schema": '{"type":"record","name":"Other","fields":[]}' }, sync);

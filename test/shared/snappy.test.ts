@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { crc32 } from "../../src/avro/crc32.js";
+import { SnappyError, snappyCompress, snappyDecompress } from "../../src/avro/snappy.js";
+
+function random(seed: number) {
+  return () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+}
+
+describe("snappy", () => {
+  const rnd = random(7);
+  const cases: [string, Uint8Array][] = [
+    ["empty", new Uint8Array(0)],
+    ["one byte", Uint8Array.of(42)],
+    ["random (incompressible)", Uint8Array.from({ length: 70_000 }, () => Math.floor(rnd() * 256))],
+    ["zeros (long overlapping copies)", new Uint8Array(300_000)],
+    ["text", new TextEncoder().encode("altitude airspeed altitude airspeed ".repeat(3000))],
+    [
+      "doubles",
+      new Uint8Array(
+        Float64Array.from({ length: 20_000 }, (_, i) => Math.round(Math.sin(i / 50) * 100)).buffer,
+      ),
+    ],
+  ];
+  it.each(cases)("round-trips %s", (_, data) => {
+    const packed = snappyCompress(data);
+    expect(snappyDecompress(packed, data.length)).toEqual(data);
+    if (data.length > 1000 && _ !== "random (incompressible)")
+      expect(packed.length).toBeLessThan(data.length / 2);
+  });
+
+  it("decodes a hand-made stream with a literal and an overlapping copy", () => {
+    // length 7; literal "ab"; copy len 5 offset 2 (type 1: len 4 + 1) -> "abababa"
+    const stream = Uint8Array.of(7, (2 - 1) << 2, 0x61, 0x62, (1 << 2) | 1, 2);
+    expect(new TextDecoder().decode(snappyDecompress(stream, 100))).toBe("abababa");
+  });
+
+  it.each([
+    ["a declared length over the limit", Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0x0f), /over the/],
+    ["a copy before the start", Uint8Array.of(4, (1 << 2) | 1, 9), /out of range/],
+    ["a literal past the end", Uint8Array.of(3, (5 - 1) << 2, 1, 2), /past the data/],
+    ["too few bytes produced", Uint8Array.of(9, 0, 1), /declared 9/],
+    ["a truncated copy", Uint8Array.of(4, 2), /truncated/],
+  ])("refuses %s", (_, stream, message) => {
+    expect(() => snappyDecompress(stream, 1000)).toThrow(SnappyError);
+    expect(() => snappyDecompress(stream, 1000)).toThrow(message);
+  });
+
+  it("computes the standard CRC-32", () => {
+    expect(crc32(new TextEncoder().encode("123456789"))).toBe(0xcbf43926);
+    expect(crc32(new Uint8Array(0))).toBe(0);
+  });
+});
