@@ -10,6 +10,15 @@ export {
   readAvroStream,
 } from "./avro/read.js";
 export type { AvroStreamRecord, AvroValue, RecordValues } from "./avro/record.js";
+export type { StreamValue, Timestamp, TimestampUnit } from "./avro/values.js";
+export {
+  type AvroSink,
+  AvroStreamWriter,
+  createWriter,
+  memorySink,
+  streamSink,
+  type WriterOptions,
+} from "./avro/writer.js";
 export {
   AVRO_STREAM_SCHEMA,
   AVRO_STREAM_SCHEMA_TEXT,
