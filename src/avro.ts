@@ -10,6 +10,13 @@ export {
   readAvroStream,
 } from "./avro/read.js";
 export type { AvroStreamRecord, AvroValue, RecordValues } from "./avro/record.js";
+export {
+  avroStreamArrowSchema,
+  avroStreamToArrow,
+  recordsToArrow,
+  type TimestampType,
+  type ToArrowOptions,
+} from "./avro/to-arrow.js";
 export type { StreamValue, Timestamp, TimestampUnit } from "./avro/values.js";
 export {
   type AvroSink,

@@ -1,4 +1,6 @@
 // avalanche-web: the isomorphic core. Re-exports only; nothing here may reach a `node:*` module.
+/** Avro stream telemetry files: `ava.avro.createWriter(...)`, `ava.avro.openAvroStream(...)`, … */
+export * as avro from "./avro.js";
 export { AvaError, type AvaErrorCode, isAvaError, toAvaError } from "./errors.js";
 export { json } from "./schema/json.js";
 export type { RunProvenance } from "./schema/provenance.js";

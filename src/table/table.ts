@@ -2,6 +2,8 @@
 // scans read any snapshot. Write protocol: validate everything -> write the data file -> commit the
 // snapshot (the only visible step). A failure before the commit leaves at most an orphan file.
 import type * as A from "apache-arrow";
+import type { AvroSource } from "../avro/read.js";
+import { avroStreamToArrow, type ToArrowOptions } from "../avro/to-arrow.js";
 import { AvaError, toAvaError } from "../errors.js";
 import { encodeParquet } from "../parquet/parquet.js";
 import { coerceInput } from "../schema/coerce.js";
@@ -110,6 +112,14 @@ export class Table<Row = Record<string, unknown>, In = Row> {
 
   append(data: AppendInput<In>): Promise<AppendResult<Row>> {
     return this.#write(data, "append");
+  }
+
+  /**
+   * Ingests an Avro stream file as one snapshot. The table is declared with `avro.avroStreamArrowSchema`
+   * (one row per point); a damaged file is refused whole, before anything is written.
+   */
+  async appendAvroStream(source: AvroSource, options: ToArrowOptions = {}): Promise<AppendResult<Row>> {
+    return this.append((await avroStreamToArrow(source, options)) as AppendInput<In>);
   }
 
   /** Replaces every row with `data`, as one snapshot (earlier snapshots stay readable). */
