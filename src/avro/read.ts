@@ -41,6 +41,8 @@ export interface AvroStreamFile {
   schema: StreamSchema;
   codec: AvroCodec;
   metadata: Map<string, Uint8Array>;
+  /** Blocks read so far by records(). */
+  readonly blocksRead: number;
   /** The records, in file order; read once. */
   records(): AsyncGenerator<AvroStreamRecord>;
 }
@@ -73,6 +75,7 @@ export async function openAvroStream(source: AvroSource, options: ReadOptions = 
   const schema = resolveStreamSchema(schemaText);
   const codec = checkCodec(text("avro.codec") ?? "null", "the file's header");
 
+  let blocksRead = 0;
   async function* records(): AsyncGenerator<AvroStreamRecord> {
     for (;;) {
       const block = container.nextBlock();
@@ -83,6 +86,7 @@ export async function openAvroStream(source: AvroSource, options: ReadOptions = 
         }
         continue;
       }
+      blocksRead++;
       const where = `block at byte ${block.offset}`;
       const data = await decompress(codec, block.data, maxBlockBytes, where);
       if (block.count * MIN_RECORD_BYTES > data.length) {
@@ -111,7 +115,15 @@ export async function openAvroStream(source: AvroSource, options: ReadOptions = 
         );
     }
   }
-  return { schema, codec, metadata: header.metadata, records };
+  return {
+    schema,
+    codec,
+    metadata: header.metadata,
+    get blocksRead() {
+      return blocksRead;
+    },
+    records,
+  };
 }
 
 /** All records of a file (for small files and tests; stream `openAvroStream(...).records()` for large ones). */
