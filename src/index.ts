@@ -25,6 +25,7 @@ export {
   type BrowserStorageOptions,
   browserStorage,
 } from "./storage/browser/browser-storage.js";
+export { opfsFileSink } from "./storage/browser/opfs-avro-sink.js";
 export { type MemoryStorageOptions, memoryStorage } from "./storage/memory/memory-storage.js";
 export type { Catalog, FileInfo, FileStore, Storage, StorageDescriptor } from "./storage/types.js";
 export { AppendResult } from "./table/append-result.js";

@@ -1,3 +1,4 @@
 // avalanche-web/node: everything in the core, plus the Node filesystem adapter.
 export * from "./index.js";
 export { type NodeStorageOptions, nodeStorage } from "./storage/node/node-storage.js";
+export { nodeFileSink, nodeFileSource } from "./storage/node/avro-files.js";
