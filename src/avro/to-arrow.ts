@@ -61,6 +61,59 @@ function* points(rec: AvroStreamRecord): Generator<AvroValue> {
   else for (const value of v.values as Iterable<unknown>) yield { kind: v.kind, value } as AvroValue;
 }
 
+const encoder = new TextEncoder();
+
+/** A Utf8 column where each record's one string repeats for each of its points: encoded once per record. */
+function repeatedUtf8(texts: readonly string[], counts: readonly number[], rows: number): A.Data {
+  const encoded = texts.map((t) => encoder.encode(t));
+  const bytes = new Uint8Array(encoded.reduce((n, e, r) => n + e.length * counts[r]!, 0));
+  const offsets = new Int32Array(rows + 1);
+  let row = 0;
+  let at = 0;
+  encoded.forEach((e, r) => {
+    for (let k = 0; k < counts[r]!; k++) {
+      bytes.set(e, at);
+      at += e.length;
+      offsets[++row] = at;
+    }
+  });
+  return A.makeData({ type: new A.Utf8(), length: rows, nullCount: 0, valueOffsets: offsets, data: bytes });
+}
+
+/** A column of `rows` nulls, at the cost of its offsets and bitmap. */
+function allNull(type: A.DataType, rows: number): A.Data {
+  const nullBitmap = new Uint8Array(Math.ceil(rows / 8));
+  if (A.DataType.isList(type)) {
+    const child = A.makeData({ type: type.children[0]!.type, length: 0, nullCount: 0 });
+    return A.makeData({
+      type,
+      length: rows,
+      nullCount: rows,
+      nullBitmap,
+      valueOffsets: new Int32Array(rows + 1),
+      child,
+    });
+  }
+  if (A.DataType.isUtf8(type)) {
+    return A.makeData({
+      type,
+      length: rows,
+      nullCount: rows,
+      nullBitmap,
+      valueOffsets: new Int32Array(rows + 1),
+      data: new Uint8Array(0),
+    });
+  }
+  const values = A.DataType.isInt(type) ? new BigInt64Array(rows) : new Float64Array(rows);
+  return A.makeData({
+    type: type as A.Float64,
+    length: rows,
+    nullCount: rows,
+    nullBitmap,
+    data: values as Float64Array,
+  });
+}
+
 /** Builds the long table from records (in memory; for files larger than memory, convert block by block). */
 export function recordsToArrow(
   records: Iterable<AvroStreamRecord>,
@@ -69,54 +122,93 @@ export function recordsToArrow(
   const mapTime = timestampMapper(options.timestampType);
   const fill = options.tags ?? {};
   const fields = avroStreamArrowSchema.fields;
-  const build = (i: number) => A.makeBuilder({ type: fields[i]!.type, nullValues: [null, undefined] });
-  const channel = build(0);
-  const tags = build(2);
-  const column: Record<AvroValue["kind"], A.Builder> = {
-    double: build(3),
-    long: build(4),
-    string: build(5),
-    doubleArray: build(6),
-    stringArray: build(7),
-    json: build(8),
-  };
-  const times: BigInt64Array[] = [];
-  let rows = 0;
-  for (const rec of records) {
-    const tagText = JSON.stringify({ ...fill, ...rec.tags });
-    times.push(rec.timestamps.map(mapTime));
+  const list = [...records];
+  const counts = list.map((r) => r.timestamps.length);
+  const rows = counts.reduce((a, b) => a + b, 0);
+
+  const ns = new BigInt64Array(rows);
+  const doubles = new Float64Array(rows);
+  const longs = new BigInt64Array(rows);
+  const isDouble = new Uint8Array(Math.ceil(rows / 8));
+  const isLong = new Uint8Array(Math.ceil(rows / 8));
+  let nDouble = 0;
+  let nLong = 0;
+  // Kinds other than double and long are rare in telemetry: their columns are built only when present.
+  const others: Partial<Record<AvroValue["kind"], A.Builder>> = {};
+  const otherFields = { string: 5, doubleArray: 6, stringArray: 7, json: 8 } as const;
+  const otherRows: [number, AvroValue][] = [];
+
+  let row = 0;
+  for (const rec of list) {
+    ns.set(rec.timestamps.map(mapTime), row);
+    const v = rec.values;
+    if (v.kind === "double") {
+      doubles.set(v.values, row);
+      for (let k = row; k < row + v.values.length; k++) isDouble[k >> 3]! |= 1 << (k & 7);
+      nDouble += v.values.length;
+      row += v.values.length;
+      continue;
+    }
     for (const point of points(rec)) {
-      channel.append(rec.channel);
-      tags.append(tagText);
-      for (const [kind, b] of Object.entries(column)) {
-        b.append(
-          kind === point.kind
-            ? point.value instanceof Float64Array
-              ? Array.from(point.value)
-              : point.value
-            : null,
-        );
-      }
-      rows++;
+      if (point.kind === "double") {
+        doubles[row] = point.value;
+        isDouble[row >> 3]! |= 1 << (row & 7);
+        nDouble++;
+      } else if (point.kind === "long") {
+        longs[row] = point.value;
+        isLong[row >> 3]! |= 1 << (row & 7);
+        nLong++;
+      } else otherRows.push([row, point]);
+      row++;
     }
   }
-  const ns = new BigInt64Array(rows);
-  let at = 0;
-  for (const t of times) {
-    ns.set(t, at);
-    at += t.length;
-  }
-  const timestamp = A.makeData({
-    type: fields[1]!.type as A.TimestampNanosecond,
-    length: rows,
-    nullCount: 0,
-    data: ns,
+  for (const [, point] of otherRows)
+    others[point.kind] ??= A.makeBuilder({
+      type: fields[otherFields[point.kind as keyof typeof otherFields]]!.type,
+      nullValues: [null, undefined],
+    });
+  const otherData = (Object.keys(otherFields) as (keyof typeof otherFields)[]).map((kind) => {
+    const type = fields[otherFields[kind]]!.type;
+    const builder = others[kind];
+    if (!builder) return allNull(type, rows);
+    let next = 0;
+    for (const [at, point] of otherRows) {
+      if (point.kind !== kind) continue;
+      for (; next < at; next++) builder.append(null);
+      builder.append(point.value instanceof Float64Array ? Array.from(point.value) : point.value);
+      next = at + 1;
+    }
+    for (; next < rows; next++) builder.append(null);
+    return builder.finish().flush();
   });
+
   const children = [
-    channel.finish().flush(),
-    timestamp,
-    tags.finish().flush(),
-    ...Object.values(column).map((b) => b.finish().flush()),
+    repeatedUtf8(
+      list.map((r) => r.channel),
+      counts,
+      rows,
+    ),
+    A.makeData({ type: fields[1]!.type as A.TimestampNanosecond, length: rows, nullCount: 0, data: ns }),
+    repeatedUtf8(
+      list.map((r) => JSON.stringify({ ...fill, ...r.tags })),
+      counts,
+      rows,
+    ),
+    A.makeData({
+      type: new A.Float64(),
+      length: rows,
+      nullCount: rows - nDouble,
+      nullBitmap: isDouble,
+      data: doubles,
+    }),
+    A.makeData({
+      type: new A.Int64(),
+      length: rows,
+      nullCount: rows - nLong,
+      nullBitmap: isLong,
+      data: longs,
+    }),
+    ...otherData,
   ];
   const struct = A.makeData({ type: new A.Struct(fields), length: rows, nullCount: 0, children });
   return new A.Table(avroStreamArrowSchema, [new A.RecordBatch(avroStreamArrowSchema, struct)]);
