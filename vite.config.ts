@@ -2,17 +2,7 @@
 // real headless Chromium through Playwright driving Debian's build, never a downloaded one).
 import { playwright } from "@vitest/browser-playwright";
 import { defineConfig } from "vitest/config";
-import { chromiumPath } from "./scripts/chromium-path.mjs";
-
-const chromiumArgs = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+import { CHROMIUM_ARGS, chromiumPath } from "./scripts/chromium-path.mjs";
 
 export default defineConfig({
   // Heavy dependencies are pre-bundled up front, or Vite re-optimises mid-run and reloads the test page.
@@ -39,7 +29,7 @@ export default defineConfig({
             headless: true,
             screenshotFailures: false,
             provider: playwright({
-              launchOptions: { executablePath: chromiumPath() ?? "/usr/bin/chromium", args: chromiumArgs },
+              launchOptions: { executablePath: chromiumPath() ?? "/usr/bin/chromium", args: CHROMIUM_ARGS },
             }),
             instances: [{ browser: "chromium" }],
           },

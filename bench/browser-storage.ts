@@ -4,7 +4,7 @@
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright";
 import { createServer } from "vite";
-import { chromiumPath } from "../scripts/chromium-path.mjs";
+import { CHROMIUM_ARGS, chromiumPath } from "../scripts/chromium-path.mjs";
 import { median, printTable, rate, ratio } from "./lib.js";
 
 const ROWS = 1_000_000;
@@ -25,15 +25,7 @@ export async function benchBrowserStorage(): Promise<void> {
   const address = server.httpServer!.address() as { port: number };
   const browser = await chromium.launch({
     executablePath: chromiumPath() ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
+    args: CHROMIUM_ARGS,
   });
   try {
     const page = await browser.newPage();

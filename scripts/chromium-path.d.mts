@@ -1,1 +1,2 @@
 export function chromiumPath(): string | undefined;
+export const CHROMIUM_ARGS: string[];

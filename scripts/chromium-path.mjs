@@ -5,3 +5,14 @@ export function chromiumPath() {
   const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"];
   return candidates.find((p) => p && existsSync(p));
 }
+
+/** Flags for headless Chromium on a closed network: without them it floods it with refused connections. */
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];

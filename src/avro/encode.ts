@@ -4,16 +4,8 @@ import { ByteWriter } from "./binary.js";
 import { type AvroCodec, compress } from "./codecs.js";
 import { encodeBlock, encodeHeader } from "./container.js";
 import { type AvroStreamRecord, writeRecord } from "./record.js";
-import { AVRO_STREAM_SCHEMA_TEXT, type ValueKind } from "./schema.js";
-
-const SEED_BRANCH: Record<ValueKind, number> = {
-  double: 0,
-  long: 1,
-  string: 2,
-  doubleArray: 3,
-  stringArray: 4,
-  json: 5,
-};
+import { AVRO_STREAM_SCHEMA_TEXT, SEED_BRANCH } from "./schema.js";
+import { concatBytes } from "../util/bytes.js";
 
 export interface EncodeOptions {
   codec?: AvroCodec;
@@ -42,11 +34,5 @@ export async function encodeAvroStream(
     if (++count >= recordsPerBlock) await flush();
   }
   await flush();
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(parts);
 }

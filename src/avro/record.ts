@@ -57,11 +57,10 @@ function readDoubles(r: ByteReader, what: string): Float64Array {
   }
   if (parts.length === 1) return parts[0]!;
   const out = new Float64Array(parts.reduce((a, p) => a + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
+  parts.reduce((at, p) => {
     out.set(p, at);
-    at += p.length;
-  }
+    return at + p.length;
+  }, 0);
   return out;
 }
 

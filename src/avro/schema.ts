@@ -49,6 +49,16 @@ const VARIANTS = {
 
 export type SchemaVariant = keyof typeof VARIANTS;
 
+/** Our writer's union index of each kind (the seed's order). */
+export const SEED_BRANCH: Record<ValueKind, number> = {
+  double: 0,
+  long: 1,
+  string: 2,
+  doubleArray: 3,
+  stringArray: 4,
+  json: 5,
+};
+
 export interface StreamSchema {
   variant: SchemaVariant;
   /** Union branch index -> the kind of value it holds. */

@@ -8,7 +8,8 @@ import { ByteWriter } from "./binary.js";
 import { type AvroCodec, compress } from "./codecs.js";
 import { encodeBlock, encodeHeader } from "./container.js";
 import { type AvroValue, writeRecord } from "./record.js";
-import { AVRO_STREAM_SCHEMA_TEXT, type ValueKind } from "./schema.js";
+import { AVRO_STREAM_SCHEMA_TEXT, SEED_BRANCH, type ValueKind } from "./schema.js";
+import { concatBytes } from "../util/bytes.js";
 import {
   checkTags,
   classify,
@@ -34,15 +35,6 @@ export interface WriterOptions {
   /** The unit of plain-number timestamps; without it they are refused (a double cannot hold epoch ns). */
   timestampUnit?: TimestampUnit;
 }
-
-const SEED_BRANCH: Record<ValueKind, number> = {
-  double: 0,
-  long: 1,
-  string: 2,
-  doubleArray: 3,
-  stringArray: 4,
-  json: 5,
-};
 
 interface Series {
   channel: string;
@@ -226,15 +218,7 @@ export function memorySink(): AvroSink & { bytes(): Uint8Array } {
     async write(bytes) {
       parts.push(bytes.slice());
     },
-    bytes() {
-      const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-      let at = 0;
-      for (const p of parts) {
-        out.set(p, at);
-        at += p.length;
-      }
-      return out;
-    },
+    bytes: () => concatBytes(parts),
   };
 }
 

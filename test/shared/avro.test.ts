@@ -11,6 +11,7 @@ import {
   resolveStreamSchema,
 } from "../../src/avro.js";
 import { encodeBlock, encodeHeader } from "../../src/avro/container.js";
+import { concatBytes } from "../../src/util/bytes.js";
 import { RECORDS } from "./avro-records.js";
 import { expectAvaError } from "./fixtures.js";
 
@@ -111,15 +112,7 @@ describe("Avro stream files", () => {
   });
 });
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+const concat = (...parts: Uint8Array[]) => concatBytes(parts);
 
 describe("bad Avro files are AvaErrors naming the problem", () => {
   const sync = new Uint8Array(16).fill(3);
