@@ -64,7 +64,7 @@ describe("browserStorage across Workers and the page", () => {
   it("a Worker terminated mid-append, 20 times: every committed snapshot reads whole; vacuum removes the orphans", async () => {
     const name = freshName();
     const ns = await openRel(name);
-    const rowsPerBatch = 20_000;
+    const rowsPerBatch = 10_000;
     let orphansMade = 0;
     for (let round = 0; round < 20; round++) {
       // Even rounds: terminated by a random timer. Odd rounds: terminated between a data file write and its commit.
@@ -104,5 +104,5 @@ describe("browserStorage across Workers and the page", () => {
     const onDisk = (await ns.storage.files.list("data/")).map((f) => f.path);
     expect(new Set(onDisk)).toEqual(referenced);
     expect((await ns.batches.read()).numRows).toBe(history.at(-1)!.totalRows);
-  });
+  }, 180_000);
 });
