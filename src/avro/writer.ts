@@ -36,6 +36,16 @@ export interface WriterOptions {
   timestampUnit?: TimestampUnit;
 }
 
+/** A checked batch, ready to join its series. */
+interface PreparedBatch {
+  key: string;
+  channel: string;
+  tags: Record<string, string>;
+  kind: ValueKind;
+  timestamps: bigint[];
+  values: AvroValue[];
+}
+
 interface Series {
   channel: string;
   tags: Record<string, string>;
@@ -88,6 +98,30 @@ export class AvroStreamWriter {
     tags?: Record<string, string>,
   ): void {
     this.#check();
+    this.#add(this.#prepare(channel, timestamps, values, tags));
+  }
+
+  /** One timestamp, several channels: every channel is checked before any is enqueued. */
+  enqueueFromDict(
+    timestamp: Timestamp,
+    values: Record<string, StreamValue>,
+    tags?: Record<string, string>,
+  ): void {
+    this.#check();
+    const entries = Object.entries(values);
+    if (entries.length === 0)
+      throw new AvaError("INVALID_ARGUMENT", "enqueueFromDict: no values; nothing was enqueued");
+    const batches = entries.map(([channel, v]) => this.#prepare(channel, [timestamp], [v], tags));
+    for (const batch of batches) this.#add(batch);
+  }
+
+  /** Checks a batch against the rules and the pending series, changing nothing; throws what it refuses. */
+  #prepare(
+    channel: string,
+    timestamps: readonly Timestamp[] | BigInt64Array,
+    values: readonly StreamValue[] | Float64Array,
+    tags: Record<string, string> | undefined,
+  ): PreparedBatch {
     const where = `channel ${JSON.stringify(channel)}`;
     if (typeof channel !== "string" || channel === "")
       throw new AvaError(
@@ -116,36 +150,30 @@ export class AvroStreamWriter {
       );
     }
     const key = JSON.stringify([channel, Object.entries(t).sort(([a], [b]) => (a < b ? -1 : 1))]);
-    const series = this.#series.get(key);
-    if (series && series.kind !== kind) {
+    const pending = this.#series.get(key);
+    if (pending && pending.kind !== kind) {
       throw new AvaError(
         "INVALID_ARGUMENT",
-        `${where}: ${kindName(kind)} values while ${kindName(series.kind)} values of the same channel and tags are pending; nothing was enqueued`,
+        `${where}: ${kindName(kind)} values while ${kindName(pending.kind)} values of the same channel and tags are pending; nothing was enqueued`,
       );
     }
-    const target = series ?? { channel, tags: { ...t }, kind, timestamps: [], values: [] };
-    this.#series.set(key, target);
-    target.timestamps.push(...ns);
-    target.values.push(...vs);
-    this.#pending += ns.length;
-    if (this.#pending >= this.#maxBatchPoints) void this.#flushInBackground();
-    else this.#timer ??= setTimeout(() => void this.#flushInBackground(), this.#maxDelayMs);
+    return { key, channel, tags: t, kind, timestamps: ns, values: vs };
   }
 
-  /** One timestamp, several channels: every value is checked before any is enqueued. */
-  enqueueFromDict(
-    timestamp: Timestamp,
-    values: Record<string, StreamValue>,
-    tags?: Record<string, string>,
-  ): void {
-    this.#check();
-    const entries = Object.entries(values);
-    if (entries.length === 0)
-      throw new AvaError("INVALID_ARGUMENT", "enqueueFromDict: no values; nothing was enqueued");
-    toNanos(timestamp, this.#unit, "enqueueFromDict");
-    checkTags(tags, "enqueueFromDict");
-    for (const [channel, v] of entries) classify(v, `channel ${JSON.stringify(channel)}`);
-    for (const [channel, v] of entries) this.enqueue(channel, timestamp, v, tags);
+  #add(batch: PreparedBatch): void {
+    const target = this.#series.get(batch.key) ?? {
+      channel: batch.channel,
+      tags: { ...batch.tags },
+      kind: batch.kind,
+      timestamps: [],
+      values: [],
+    };
+    this.#series.set(batch.key, target);
+    target.timestamps.push(...batch.timestamps);
+    target.values.push(...batch.values);
+    this.#pending += batch.timestamps.length;
+    if (this.#pending >= this.#maxBatchPoints) void this.#flushInBackground();
+    else this.#timer ??= setTimeout(() => void this.#flushInBackground(), this.#maxDelayMs);
   }
 
   #flushInBackground(): Promise<void> {

@@ -62,13 +62,15 @@ describe("createWriter", () => {
       [() => w.enqueue("t", 1_757_500_000_000, 1), /plain number cannot hold epoch nanoseconds/],
       [() => w.enqueue("ok", 2n, "now a string"), /string values while double values of the same channel/],
       [() => w.enqueueFromDict(3n, { good: 1, bad: null as never }), /"bad"/],
+      // "ok" has double values pending: the whole dict is refused, "fresh" included.
+      [() => w.enqueueFromDict(3n, { fresh: 1, ok: "text" }), /string values while double values/],
       [() => w.enqueue("", 1n, 1), /non-empty string/],
       [() => w.enqueue("big", 2n ** 63n, 1), /outside 64 bits/],
     ];
     for (const [call, message] of refused) await expectAvaError(call, "INVALID_ARGUMENT", message, /nothing/);
     await w.close();
     const records = await readAvroStream(sink.bytes());
-    expect(records.map((r) => r.channel)).toEqual(["ok"]); // not even "good" from the refused dict
+    expect(records.map((r) => r.channel)).toEqual(["ok"]); // not even "good" or "fresh" from the refused dicts
     expect(records[0]!.values.values).toEqual(Float64Array.of(1.5));
   });
 
