@@ -7,6 +7,7 @@ import { AvaError } from "../errors.js";
 import { AVA_TYPE } from "../schema/metadata.js";
 import { type AvroSource, openAvroStream, type ReadOptions } from "./read.js";
 import type { AvroStreamRecord, AvroValue } from "./record.js";
+import { allNull, repeatedUtf8 } from "../util/arrow-columns.js";
 import type { TimestampUnit } from "./values.js";
 
 const json = new Map([[AVA_TYPE, "json"]]);
@@ -59,59 +60,6 @@ function* points(rec: AvroStreamRecord): Generator<AvroValue> {
   const v = rec.values;
   if (v.kind === "mixed") yield* v.values;
   else for (const value of v.values as Iterable<unknown>) yield { kind: v.kind, value } as AvroValue;
-}
-
-const encoder = new TextEncoder();
-
-/** A Utf8 column where each record's one string repeats for each of its points: encoded once per record. */
-function repeatedUtf8(texts: readonly string[], counts: readonly number[], rows: number): A.Data {
-  const encoded = texts.map((t) => encoder.encode(t));
-  const bytes = new Uint8Array(encoded.reduce((n, e, r) => n + e.length * counts[r]!, 0));
-  const offsets = new Int32Array(rows + 1);
-  let row = 0;
-  let at = 0;
-  encoded.forEach((e, r) => {
-    for (let k = 0; k < counts[r]!; k++) {
-      bytes.set(e, at);
-      at += e.length;
-      offsets[++row] = at;
-    }
-  });
-  return A.makeData({ type: new A.Utf8(), length: rows, nullCount: 0, valueOffsets: offsets, data: bytes });
-}
-
-/** A column of `rows` nulls, at the cost of its offsets and bitmap. */
-function allNull(type: A.DataType, rows: number): A.Data {
-  const nullBitmap = new Uint8Array(Math.ceil(rows / 8));
-  if (A.DataType.isList(type)) {
-    const child = A.makeData({ type: type.children[0]!.type, length: 0, nullCount: 0 });
-    return A.makeData({
-      type,
-      length: rows,
-      nullCount: rows,
-      nullBitmap,
-      valueOffsets: new Int32Array(rows + 1),
-      child,
-    });
-  }
-  if (A.DataType.isUtf8(type)) {
-    return A.makeData({
-      type,
-      length: rows,
-      nullCount: rows,
-      nullBitmap,
-      valueOffsets: new Int32Array(rows + 1),
-      data: new Uint8Array(0),
-    });
-  }
-  const values = A.DataType.isInt(type) ? new BigInt64Array(rows) : new Float64Array(rows);
-  return A.makeData({
-    type: type as A.Float64,
-    length: rows,
-    nullCount: rows,
-    nullBitmap,
-    data: values as Float64Array,
-  });
 }
 
 /** Builds the long table from records (in memory; for files larger than memory, convert block by block). */
@@ -170,7 +118,7 @@ export function recordsToArrow(
   const otherData = (Object.keys(otherFields) as (keyof typeof otherFields)[]).map((kind) => {
     const type = fields[otherFields[kind]]!.type;
     const builder = others[kind];
-    if (!builder) return allNull(type, rows);
+    if (!builder) return allNull(type as A.Utf8 | A.List, rows);
     let next = 0;
     for (const [at, point] of otherRows) {
       if (point.kind !== kind) continue;
@@ -186,13 +134,11 @@ export function recordsToArrow(
     repeatedUtf8(
       list.map((r) => r.channel),
       counts,
-      rows,
     ),
     A.makeData({ type: fields[1]!.type as A.TimestampNanosecond, length: rows, nullCount: 0, data: ns }),
     repeatedUtf8(
       list.map((r) => JSON.stringify({ ...fill, ...r.tags })),
       counts,
-      rows,
     ),
     A.makeData({
       type: new A.Float64(),

@@ -1,6 +1,7 @@
 // The `_ava_*` provenance columns every append adds (unless a table turns row lineage off): when a row was
 // written, and which run, rerun, workflow and node wrote it. Outside a run only `_ava_updated_at` is set.
 import * as A from "apache-arrow";
+import { allNull, repeatedUtf8 } from "../util/arrow-columns.js";
 import { AVA_TYPE, fieldMeta } from "./metadata.js";
 
 export const PROVENANCE_PREFIX = "_ava_";
@@ -36,29 +37,11 @@ export function isProvenanceColumn(name: string): boolean {
   return name.startsWith(PROVENANCE_PREFIX);
 }
 
-/** A Utf8 column of `length` copies of one value (or all nulls), built without a per-row builder. */
+/** A Utf8 column of `length` copies of one value (or all nulls). */
 function constantUtf8(value: string | null | undefined, length: number): A.Data {
-  const type = new A.Utf8();
-  if (value === null || value === undefined) {
-    // Readers (parquet-wasm among them) expect the offsets buffer even when every value is null.
-    const nullBitmap = new Uint8Array(Math.ceil(length / 8));
-    return A.makeData({
-      type,
-      length,
-      nullCount: length,
-      nullBitmap,
-      valueOffsets: new Int32Array(length + 1),
-      data: new Uint8Array(0),
-    });
-  }
-  const bytes = new TextEncoder().encode(value);
-  const data = new Uint8Array(bytes.length * length);
-  const valueOffsets = new Int32Array(length + 1);
-  for (let i = 0; i < length; i++) {
-    data.set(bytes, i * bytes.length);
-    valueOffsets[i + 1] = (i + 1) * bytes.length;
-  }
-  return A.makeData({ type, length, nullCount: 0, valueOffsets, data });
+  return value === null || value === undefined
+    ? allNull(new A.Utf8(), length)
+    : repeatedUtf8([value], [length]);
 }
 
 function provenanceData(run: RunProvenance | undefined, updatedAt: bigint, length: number): A.Data[] {

@@ -1,0 +1,37 @@
+// Arrow columns built straight from buffers, for values that repeat: provenance columns (one value for a
+// whole append) and the long table of an Avro stream (one channel and tag set per record).
+import * as A from "apache-arrow";
+
+const encoder = new TextEncoder();
+
+/** A Utf8 column holding `texts[i]` `counts[i]` times in a row, each text encoded once. */
+export function repeatedUtf8(texts: readonly string[], counts: readonly number[]): A.Data {
+  const encoded = texts.map((t) => encoder.encode(t));
+  const rows = counts.reduce((a, b) => a + b, 0);
+  const bytes = new Uint8Array(encoded.reduce((n, e, r) => n + e.length * counts[r]!, 0));
+  const offsets = new Int32Array(rows + 1);
+  let row = 0;
+  let at = 0;
+  encoded.forEach((e, r) => {
+    for (let k = 0; k < counts[r]!; k++) {
+      bytes.set(e, at);
+      at += e.length;
+      offsets[++row] = at;
+    }
+  });
+  return A.makeData({ type: new A.Utf8(), length: rows, nullCount: 0, valueOffsets: offsets, data: bytes });
+}
+
+/**
+ * A Utf8 or List column of `length` nulls. Readers (parquet-wasm among them) expect the offsets buffer even
+ * when every value is null.
+ */
+export function allNull(type: A.Utf8 | A.List, length: number): A.Data {
+  const nullBitmap = new Uint8Array(Math.ceil(length / 8));
+  const valueOffsets = new Int32Array(length + 1);
+  if (A.DataType.isList(type)) {
+    const child = A.makeData({ type: type.children[0]!.type, length: 0, nullCount: 0 });
+    return A.makeData({ type, length, nullCount: length, nullBitmap, valueOffsets, child });
+  }
+  return A.makeData({ type, length, nullCount: length, nullBitmap, valueOffsets, data: new Uint8Array(0) });
+}
