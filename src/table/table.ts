@@ -9,7 +9,7 @@ import { encodeParquet } from "../parquet/parquet.js";
 import { coerceInput } from "../schema/coerce.js";
 import { type RunProvenance, withProvenance } from "../schema/provenance.js";
 import type { DataFile, Snapshot } from "../storage/catalog/model.js";
-import { liveFilesOf } from "../storage/catalog/history.js";
+import { liveFilesOf, type TableHistory } from "../storage/catalog/history.js";
 import type { CatalogState, SnapshotDraft, TableState } from "../storage/catalog/state.js";
 import type { Storage } from "../storage/types.js";
 import { nowMicros, ulid } from "../util/ids.js";
@@ -177,9 +177,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
           const { history } = await this.#state();
           if (snapshotId === undefined)
             return { snapshot: history.current, liveFiles: [...history.liveFiles] };
-          const index = history.snapshots.findIndex((s) => s.id === snapshotId);
-          if (index < 0)
-            throw new AvaError("NOT_FOUND", `table ${this.identifier} has no snapshot ${snapshotId}`);
+          const index = this.#snapshotIndex(history, snapshotId);
           return {
             snapshot: history.snapshots[index],
             liveFiles: liveFilesOf(history.snapshots.slice(0, index + 1)),
@@ -211,8 +209,13 @@ export class Table<Row = Record<string, unknown>, In = Row> {
   }
 
   async snapshot(id: string): Promise<Snapshot> {
-    const found = (await this.#state()).history.snapshots.find((s) => s.id === id);
-    if (!found) throw new AvaError("NOT_FOUND", `table ${this.identifier} has no snapshot ${id}`);
-    return found;
+    const { history } = await this.#state();
+    return history.snapshots[this.#snapshotIndex(history, id)]!;
+  }
+
+  #snapshotIndex(history: TableHistory, id: string): number {
+    const index = history.snapshots.findIndex((s) => s.id === id);
+    if (index < 0) throw new AvaError("NOT_FOUND", `table ${this.identifier} has no snapshot ${id}`);
+    return index;
   }
 }

@@ -15,16 +15,23 @@ const SCRIPT = join(import.meta.dirname, "fixtures", "avro_interop.py");
 
 let dir: string;
 beforeAll(async () => {
-  try {
-    execFileSync(PYTHON, ["-c", "import avro.datafile, snappy"], { stdio: "pipe" });
-    execFileSync("avrocat", ["--help"], { stdio: "pipe" });
-  } catch (err) {
-    const status = (err as { status?: number }).status;
-    if (status === undefined || status === 127) {
-      throw new Error(
-        "interop tests need Debian's python3-avro, python3-snappy and avro-bin: apt-get install python3-avro python3-snappy avro-bin",
-      );
+  // Each tool checked on its own terms: Python must import the modules; avrocat must be on the PATH
+  // (its --help exits 1 even when installed, so its exit code says nothing).
+  const present = (cmd: string, args: string[]) => {
+    try {
+      execFileSync(cmd, args, { stdio: "pipe" });
+      return true;
+    } catch {
+      return false;
     }
+  };
+  if (
+    !present(PYTHON, ["-c", "import avro.datafile, snappy"]) ||
+    !present("sh", ["-c", "command -v avrocat"])
+  ) {
+    throw new Error(
+      "interop tests need Debian's python3-avro, python3-snappy and avro-bin: apt-get install python3-avro python3-snappy avro-bin",
+    );
   }
   dir = await mkdtemp(join(tmpdir(), "ava-avro-"));
 });
