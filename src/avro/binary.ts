@@ -138,9 +138,15 @@ export class ByteReader {
 }
 
 export class ByteWriter {
-  #buf = new Uint8Array(1024);
-  #view = new DataView(this.#buf.buffer);
+  #buf: Uint8Array;
+  #view: DataView;
   length = 0;
+
+  /** `capacity`: the expected size, when known, so that the buffer need not grow (each growth copies). */
+  constructor(capacity = 1024) {
+    this.#buf = new Uint8Array(Math.max(16, capacity));
+    this.#view = new DataView(this.#buf.buffer);
+  }
 
   #reserve(n: number): void {
     if (this.length + n <= this.#buf.length) return;
@@ -164,6 +170,45 @@ export class ByteWriter {
       zhi >>>= 7;
     }
     this.#buf[this.length++] = zlo;
+  }
+
+  /**
+   * `n` longs given as a BigInt64Array's Int32Array view (little-endian word pairs), written in one pass
+   * with one reservation: the hot loop of a timestamp array.
+   */
+  longsFromWords(words: Int32Array, n: number): void {
+    this.#reserve(10 * n);
+    const buf = this.#buf;
+    let at = this.length;
+    for (let i = 0; i < n; i++) {
+      const lo = words[2 * i]!;
+      const hi = words[2 * i + 1]!;
+      const sign = hi >> 31;
+      let zlo = ((lo << 1) ^ sign) >>> 0;
+      let zhi = (((hi << 1) | (lo >>> 31)) ^ sign) >>> 0;
+      while (zhi !== 0 || zlo > 0x7f) {
+        buf[at++] = (zlo & 0x7f) | 0x80;
+        zlo = ((zlo >>> 7) | (zhi << 25)) >>> 0;
+        zhi >>>= 7;
+      }
+      buf[at++] = zlo;
+    }
+    this.length = at;
+  }
+
+  /** Doubles, each preceded by the same union branch index (< 64, so one zigzag byte). */
+  branchedDoubles(branch: number, values: Float64Array): void {
+    this.#reserve(9 * values.length);
+    const buf = this.#buf;
+    const view = this.#view;
+    const tag = branch << 1;
+    let at = this.length;
+    for (let i = 0; i < values.length; i++) {
+      buf[at] = tag;
+      view.setFloat64(at + 1, values[i]!, true);
+      at += 9;
+    }
+    this.length = at;
   }
 
   long(v: number | bigint): void {
@@ -200,9 +245,5 @@ export class ByteWriter {
   /** The bytes written so far (a view: copy before writing more if kept). */
   view(): Uint8Array {
     return this.#buf.subarray(0, this.length);
-  }
-
-  reset(): void {
-    this.length = 0;
   }
 }

@@ -3,6 +3,7 @@
 // blocks; every count and size is checked against limits before anything is allocated.
 import { AvaError } from "../errors.js";
 import { ByteReader, ByteWriter } from "./binary.js";
+import { concatBytes } from "../util/bytes.js";
 
 export const MAGIC = new Uint8Array([0x4f, 0x62, 0x6a, 0x01]); // "Obj" 1
 
@@ -42,13 +43,17 @@ export function encodeHeader(metadata: Record<string, string>, sync: Uint8Array)
   return w.view().slice();
 }
 
+/** A block as its parts: count and size, the data itself (not copied), the sync marker. */
+export function blockParts(count: number, data: Uint8Array, sync: Uint8Array): Uint8Array[] {
+  const head = new ByteWriter(20);
+  head.long(count);
+  head.long(data.length);
+  return [head.view(), data, sync];
+}
+
+/** A whole block in one buffer, so a sink gets one write a block. */
 export function encodeBlock(count: number, data: Uint8Array, sync: Uint8Array): Uint8Array {
-  const w = new ByteWriter();
-  w.long(count);
-  w.long(data.length);
-  w.raw(data);
-  w.raw(sync);
-  return w.view().slice();
+  return concatBytes(blockParts(count, data, sync));
 }
 
 export class ContainerReader {

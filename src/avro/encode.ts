@@ -2,7 +2,7 @@
 // compressed with the chosen codec. (The batching writer, `createWriter`, builds on this.)
 import { ByteWriter } from "./binary.js";
 import { type AvroCodec, compress } from "./codecs.js";
-import { encodeBlock, encodeHeader } from "./container.js";
+import { blockParts, encodeHeader } from "./container.js";
 import { type AvroStreamRecord, writeRecord } from "./record.js";
 import { AVRO_STREAM_SCHEMA_TEXT, SEED_BRANCH } from "./schema.js";
 import { concatBytes } from "../util/bytes.js";
@@ -21,12 +21,13 @@ export async function encodeAvroStream(
   const parts: Uint8Array[] = [
     encodeHeader({ "avro.schema": AVRO_STREAM_SCHEMA_TEXT, "avro.codec": codec }, sync),
   ];
-  const w = new ByteWriter();
+  let w = new ByteWriter();
   let count = 0;
   const flush = async () => {
     if (count === 0) return;
-    parts.push(encodeBlock(count, await compress(codec, w.view().slice()), sync));
-    w.reset();
+    parts.push(...blockParts(count, await compress(codec, w.view()), sync));
+    // A fresh buffer (the parts above may be views of the old one), sized like the last block.
+    w = new ByteWriter(w.length + (w.length >> 3));
     count = 0;
   };
   for (const rec of records) {

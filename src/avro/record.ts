@@ -191,8 +191,7 @@ export function writeRecord(
   const n = rec.timestamps.length;
   if (n > 0) {
     w.long(n);
-    const words = new Int32Array(rec.timestamps.buffer, rec.timestamps.byteOffset, n * 2);
-    for (let i = 0; i < n; i++) w.longWords(words[2 * i]!, words[2 * i + 1]!);
+    w.longsFromWords(new Int32Array(rec.timestamps.buffer, rec.timestamps.byteOffset, n * 2), n);
   }
   w.long(0);
   const count = valueCount(rec.values);
@@ -200,11 +199,7 @@ export function writeRecord(
     w.long(count);
     const v = rec.values;
     if (v.kind === "double") {
-      const branch = branchOf("double");
-      for (const x of v.values) {
-        w.long(branch);
-        w.double(x);
-      }
+      w.branchedDoubles(branchOf("double"), v.values);
     } else if (v.kind === "mixed") {
       for (const item of v.values) writeValue(w, item, branchOf(item.kind));
     } else {

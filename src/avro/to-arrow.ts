@@ -36,7 +36,8 @@ export interface ToArrowOptions extends ReadOptions {
 
 const NS: Record<TimestampUnit, bigint> = { ns: 1n, us: 1_000n, ms: 1_000_000n, s: 1_000_000_000n };
 
-function timestampMapper(type: TimestampType = "ns"): (raw: bigint) => bigint {
+/** Maps a record's raw timestamps to epoch ns in place; `undefined` when they already are (the default). */
+function timestampMapper(type: TimestampType = "ns"): ((raw: BigInt64Array) => void) | undefined {
   if (typeof type === "string") {
     if (!(type in NS))
       throw new AvaError(
@@ -44,7 +45,10 @@ function timestampMapper(type: TimestampType = "ns"): (raw: bigint) => bigint {
         `timestampType ${JSON.stringify(type)}: use ns, us, ms, s or { relative, start }`,
       );
     const f = NS[type];
-    return (raw) => raw * f;
+    if (f === 1n) return undefined;
+    return (raw) => {
+      for (let i = 0; i < raw.length; i++) raw[i] = raw[i]! * f;
+    };
   }
   if (!(type.relative in NS))
     throw new AvaError(
@@ -53,7 +57,9 @@ function timestampMapper(type: TimestampType = "ns"): (raw: bigint) => bigint {
     );
   const f = NS[type.relative];
   const start = type.start instanceof Date ? BigInt(type.start.getTime()) * NS.ms : type.start;
-  return (raw) => start + raw * f;
+  return (raw) => {
+    for (let i = 0; i < raw.length; i++) raw[i] = start + raw[i]! * f;
+  };
 }
 
 function* points(rec: AvroStreamRecord): Generator<AvroValue> {
@@ -62,15 +68,65 @@ function* points(rec: AvroStreamRecord): Generator<AvroValue> {
   else for (const value of v.values as Iterable<unknown>) yield { kind: v.kind, value } as AvroValue;
 }
 
-/** Builds the long table from records (in memory; for files larger than memory, convert block by block). */
+/**
+ * Points per record batch of the long table. Bounded batches let the Parquet encoder take the table a
+ * batch at a time; one batch of a whole file made Arrow's IPC writer re-copy every null bitmap per slice.
+ */
+const BATCH_POINTS = 65_536;
+
+interface BatchOptions {
+  mapTime: ((raw: BigInt64Array) => void) | undefined;
+  fill: Record<string, string>;
+}
+
+/** Groups records into runs of about BATCH_POINTS points (a longer record is a batch of its own). */
+function* batchesOf(records: Iterable<AvroStreamRecord>, options: BatchOptions): Generator<A.RecordBatch> {
+  let group: AvroStreamRecord[] = [];
+  let points = 0;
+  for (const rec of records) {
+    if (points > 0 && points + rec.timestamps.length > BATCH_POINTS) {
+      yield recordsToBatch(group, options);
+      group = [];
+      points = 0;
+    }
+    group.push(rec);
+    points += rec.timestamps.length;
+  }
+  if (group.length > 0) yield recordsToBatch(group, options);
+}
+
+function batchOptions(options: Omit<ToArrowOptions, keyof ReadOptions>): BatchOptions {
+  return { mapTime: timestampMapper(options.timestampType), fill: options.tags ?? {} };
+}
+
+/** Builds the long table from records, in memory. */
 export function recordsToArrow(
   records: Iterable<AvroStreamRecord>,
   options: Omit<ToArrowOptions, keyof ReadOptions> = {},
 ): A.Table {
-  const mapTime = timestampMapper(options.timestampType);
-  const fill = options.tags ?? {};
+  return new A.Table(avroStreamArrowSchema, [...batchesOf(records, batchOptions(options))]);
+}
+
+/** Reads a whole Avro stream file into the long table, converting as the blocks arrive. */
+export async function avroStreamToArrow(source: AvroSource, options: ToArrowOptions = {}): Promise<A.Table> {
+  const convert = batchOptions(options); // a bad timestampType is refused before the file is read
+  const batches: A.RecordBatch[] = [];
+  let group: AvroStreamRecord[] = [];
+  let points = 0;
+  for await (const rec of (await openAvroStream(source, options)).records()) {
+    group.push(rec);
+    points += rec.timestamps.length;
+    if (points < BATCH_POINTS) continue;
+    batches.push(...batchesOf(group, convert));
+    group = [];
+    points = 0;
+  }
+  batches.push(...batchesOf(group, convert));
+  return new A.Table(avroStreamArrowSchema, batches);
+}
+
+function recordsToBatch(list: AvroStreamRecord[], { mapTime, fill }: BatchOptions): A.RecordBatch {
   const fields = avroStreamArrowSchema.fields;
-  const list = [...records];
   const counts = list.map((r) => r.timestamps.length);
   const rows = counts.reduce((a, b) => a + b, 0);
 
@@ -88,7 +144,8 @@ export function recordsToArrow(
 
   let row = 0;
   for (const rec of list) {
-    ns.set(rec.timestamps.map(mapTime), row);
+    ns.set(rec.timestamps, row);
+    mapTime?.(ns.subarray(row, row + rec.timestamps.length));
     const v = rec.values;
     if (v.kind === "double") {
       doubles.set(v.values, row);
@@ -157,12 +214,5 @@ export function recordsToArrow(
     ...otherData,
   ];
   const struct = A.makeData({ type: new A.Struct(fields), length: rows, nullCount: 0, children });
-  return new A.Table(avroStreamArrowSchema, [new A.RecordBatch(avroStreamArrowSchema, struct)]);
-}
-
-/** Reads a whole Avro stream file into the long table. */
-export async function avroStreamToArrow(source: AvroSource, options: ToArrowOptions = {}): Promise<A.Table> {
-  const records: AvroStreamRecord[] = [];
-  for await (const r of (await openAvroStream(source, options)).records()) records.push(r);
-  return recordsToArrow(records, options);
+  return new A.RecordBatch(avroStreamArrowSchema, struct);
 }

@@ -214,7 +214,7 @@ export class AvroStreamWriter {
           (k) => SEED_BRANCH[k],
         );
       }
-      parts.push(encodeBlock(series.length, await compress(this.#codec, w.view().slice()), this.#sync));
+      parts.push(encodeBlock(series.length, await compress(this.#codec, w.view()), this.#sync));
     }
     for (const p of parts) await this.#sink.write(p);
   }

@@ -71,6 +71,48 @@ describe("table.appendAvroStream", () => {
     ]);
   });
 
+  it("ingests a file larger than one Arrow batch and one Parquet slice exactly, in file order", async () => {
+    // 150 records of 1,000 points: several 65,536-point batches, and the Parquet encoder's streaming path.
+    const records = Array.from({ length: 150 }, (_, r) => ({
+      channel: `ch${r % 7}`,
+      timestamps: BigInt64Array.from({ length: 1000 }, (_, i) => BigInt(r * 1000 + i)),
+      values:
+        r % 5 === 4
+          ? { kind: "long" as const, values: BigInt64Array.from({ length: 1000 }, (_, i) => BigInt(-i)) }
+          : { kind: "double" as const, values: Float64Array.from({ length: 1000 }, (_, i) => r + i / 1000) },
+      tags: { r: String(r) },
+    }));
+    const file = await ava.avro.encodeAvroStream(records, { codec: "deflate" });
+    const table = await ava.avro.avroStreamToArrow(file, { timestampType: "us" });
+    expect(table.numRows).toBe(150_000);
+    expect(table.batches.length).toBeGreaterThan(2);
+
+    const ns = await Telemetry.open({ storage: ava.memoryStorage() });
+    await ns.push();
+    await ns.points.appendAvroStream(file, { timestampType: "us" });
+    const back = await ns.points.read();
+    expect(back.numRows).toBe(150_000);
+    const ts = back.getChild("timestamp")!.toArray() as BigInt64Array;
+    const doubles = back.getChild("double")!;
+    const longs = back.getChild("long")!;
+    for (const row of [0, 65_535, 65_536, 99_999, 104_321, 149_999]) {
+      const r = Math.floor(row / 1000);
+      const i = row % 1000;
+      expect(ts[row]).toBe(BigInt(row) * 1000n); // us -> ns, mapped in place per batch
+      expect(back.getChild("channel")!.get(row)).toBe(`ch${r % 7}`);
+      expect(back.getChild("tags")!.get(row)).toBe(JSON.stringify({ r: String(r) }));
+      if (r % 5 === 4) {
+        expect(longs.get(row)).toBe(BigInt(-i));
+        expect(doubles.get(row)).toBeNull();
+      } else {
+        expect(doubles.get(row)).toBe(r + i / 1000);
+        expect(longs.get(row)).toBeNull();
+      }
+    }
+    // the records handed to the encoder are untouched by the in-place unit mapping
+    expect(records[1]!.timestamps[0]).toBe(1000n);
+  });
+
   it("reads timestamps in the declared unit, as epoch or relative to a start", async () => {
     const ns = await Telemetry.open({ storage: ava.memoryStorage() });
     await ns.push();
