@@ -3,10 +3,11 @@
 import { playwright } from "@vitest/browser-playwright";
 import { defineConfig } from "vitest/config";
 import { CHROMIUM_ARGS, chromiumPath } from "./scripts/chromium-path.mjs";
+import { externalRequests, watchNetwork } from "./test/support/network-watch.js";
 
 export default defineConfig({
   // Heavy dependencies are pre-bundled up front, or Vite re-optimises mid-run and reloads the test page.
-  optimizeDeps: { include: ["apache-arrow", "zod", "idb"], exclude: ["parquet-wasm"] },
+  optimizeDeps: { include: ["apache-arrow", "zod", "idb", "@duckdb/duckdb-wasm"], exclude: ["parquet-wasm"] },
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
@@ -32,6 +33,7 @@ export default defineConfig({
               launchOptions: { executablePath: chromiumPath() ?? "/usr/bin/chromium", args: CHROMIUM_ARGS },
             }),
             instances: [{ browser: "chromium" }],
+            commands: { watchNetwork, externalRequests },
           },
         },
       },

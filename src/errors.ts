@@ -14,6 +14,7 @@ export type AvaErrorCode =
   | "QUOTA_EXCEEDED" // the platform refused to store more bytes
   | "AVRO_CORRUPT" // an Avro stream file that cannot be decoded
   | "AVRO_SCHEMA" // an Avro file whose schema is not an Avro stream
+  | "SQL_ERROR" // DuckDB refused a query (its message is kept)
   | "UNAVAILABLE" // the platform lacks what was asked for (OPFS outside a browser, say)
   | "IO_ERROR"; // any other storage failure
 

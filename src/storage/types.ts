@@ -20,6 +20,8 @@ export interface FileStore {
   list(prefix: string): Promise<FileInfo[]>;
   /** Deletes a file; missing files are not an error. */
   delete(path: string): Promise<void>;
+  /** The file's absolute path on the local filesystem, for stores whose files are plain files (Node). */
+  localPath?(path: string): string;
 }
 
 /** Metadata with atomic, optimistically concurrent commits. */

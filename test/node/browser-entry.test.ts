@@ -38,6 +38,10 @@ it("avalanche-web/avro (src/avro.ts) reaches neither node:* nor parquet-wasm", a
   expect(await nodeImportsReachedFrom("src/avro.ts", /parquet-wasm/)).toEqual([]);
 });
 
+it("avalanche-web/sql in the browser (src/sql.ts) reaches no node:* import and no native DuckDB", async () => {
+  expect(await nodeImportsReachedFrom("src/sql.ts", /@duckdb\/node-api/)).toEqual([]);
+});
+
 it("the detector does see Node imports (control: src/node.ts reaches several)", async () => {
   const reached = await nodeImportsReachedFrom("src/node.ts");
   expect(reached.some((r) => r.startsWith("node:fs/promises"))).toBe(true);

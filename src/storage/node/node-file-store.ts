@@ -14,6 +14,10 @@ export class NodeFileStore implements FileStore {
     private readonly fsync: boolean,
   ) {}
 
+  localPath(path: string): string {
+    return insideRoot(this.root, path);
+  }
+
   async write(path: string, bytes: Uint8Array): Promise<void> {
     const full = insideRoot(this.root, path);
     try {

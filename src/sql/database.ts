@@ -1,0 +1,176 @@
+// SQL over a namespace's tables. Each table is a view by its own name over a DuckDB table that holds the
+// rows of every data file brought in so far, each row tagged with its file's number; a view shows the live
+// files of the table's current snapshot, or of a pinned one (`db.at`). Before each query the catalog is
+// read, files not yet in DuckDB are loaded (once each: an append loads only its own file) and views whose
+// file set changed are redefined. Queries run one at a time, since views are connection-wide.
+import * as A from "apache-arrow";
+import { AvaError, isAvaError } from "../errors.js";
+import { encodeParquet } from "../parquet/parquet.js";
+import { liveFilesOf } from "../storage/catalog/history.js";
+import type { DataFile } from "../storage/catalog/model.js";
+import type { TableState } from "../storage/catalog/state.js";
+import type { Storage } from "../storage/types.js";
+import type { NamespaceHandle } from "../table/namespace.js";
+import { Table } from "../table/table.js";
+import { ident, type SqlEngine } from "./engine.js";
+
+/** Which file each DuckDB row came from; never shown by the views. */
+const FILE_COLUMN = "__ava_file";
+
+export interface SqlLoadStats {
+  /** Data files brought into DuckDB so far (each at most once). */
+  files: number;
+  rows: number;
+}
+
+/** Table name -> snapshot id. */
+export type SnapshotPins = Readonly<Record<string, string>>;
+
+interface Loaded {
+  target: string;
+  /** Data file path -> its number in FILE_COLUMN. */
+  files: Map<string, number>;
+}
+
+class Session {
+  readonly stats: SqlLoadStats = { files: 0, rows: 0 };
+  readonly #loaded = new Map<string, Loaded>();
+  readonly #views = new Map<string, string>();
+  #queue: Promise<unknown> = Promise.resolve();
+  #nextFileId = 0;
+  closed = false;
+
+  constructor(
+    readonly engine: SqlEngine,
+    readonly storage: Storage,
+    readonly tables: ReadonlyMap<string, Table>,
+  ) {}
+
+  /** Runs `fn` after every earlier call has finished. */
+  serialize<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(fn, fn);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async sync(pins: SnapshotPins): Promise<void> {
+    const state = await this.storage.catalog.current();
+    for (const [name, table] of this.tables) {
+      const entry = state.tables[table.identifier];
+      if (!entry) continue; // not pushed yet: no view, so a query on it names the missing table
+      const live = pins[name] === undefined ? entry.history.liveFiles : liveAt(entry, table, pins[name]);
+      const loaded = await this.#load(table, live);
+      await this.#view(name, table, loaded, live);
+    }
+  }
+
+  async #load(table: Table, live: readonly DataFile[]): Promise<Loaded> {
+    let loaded = this.#loaded.get(table.identifier);
+    if (!loaded) {
+      // Created from a file with the table's schema and no rows, so that DuckDB maps the types exactly
+      // as it will for the data files, and an empty table still has its columns.
+      const target = `__ava_data_${table.name}`;
+      const empty = await encodeParquet(new A.Table(table.schema, []));
+      await this.engine.loadFile(
+        target,
+        { path: `(schema of ${table.identifier})`, bytes: async () => empty },
+        { fileId: -1, fileColumn: FILE_COLUMN, create: true },
+      );
+      loaded = { target, files: new Map() };
+      this.#loaded.set(table.identifier, loaded);
+    }
+    for (const file of live) {
+      if (loaded.files.has(file.path)) continue;
+      const fileId = this.#nextFileId++;
+      const files = this.storage.files;
+      await this.engine.loadFile(
+        loaded.target,
+        { path: file.path, localPath: files.localPath?.(file.path), bytes: () => files.read(file.path) },
+        { fileId, fileColumn: FILE_COLUMN, create: false },
+      );
+      loaded.files.set(file.path, fileId);
+      this.stats.files++;
+      this.stats.rows += file.rowCount;
+    }
+    return loaded;
+  }
+
+  async #view(name: string, table: Table, loaded: Loaded, live: readonly DataFile[]): Promise<void> {
+    const columns = table.schema.fields.map((f) => ident(f.name)).join(", ");
+    // Every loaded file live (the common case of a table only appended to): no filter at all.
+    const filter =
+      live.length === loaded.files.size
+        ? ""
+        : ` WHERE ${ident(FILE_COLUMN)} IN (${live.map((f) => loaded.files.get(f.path)).join(", ") || "NULL"})`;
+    const definition = `CREATE OR REPLACE VIEW ${ident(name)} AS SELECT ${columns} FROM ${ident(loaded.target)}${filter}`;
+    if (this.#views.get(name) === definition) return;
+    await this.engine.exec(definition);
+    this.#views.set(name, definition);
+  }
+}
+
+function liveAt(entry: TableState, table: Table, snapshotId: string): DataFile[] {
+  const snapshots = entry.history.snapshots;
+  const index = snapshots.findIndex((s) => s.id === snapshotId);
+  if (index < 0) throw new AvaError("NOT_FOUND", `table ${table.identifier} has no snapshot ${snapshotId}`);
+  return liveFilesOf(snapshots.slice(0, index + 1));
+}
+
+export class SqlDatabase {
+  readonly #session: Session;
+  readonly #pins: SnapshotPins;
+
+  /** @internal use `open(ns)` */
+  constructor(session: Session, pins: SnapshotPins = {}) {
+    this.#session = session;
+    this.#pins = pins;
+  }
+
+  /** Runs one SQL statement over the namespace's tables; `params` fill `?` or `$1` placeholders. */
+  query(sql: string, params?: readonly unknown[]): Promise<A.Table> {
+    const session = this.#session;
+    if (session.closed)
+      return Promise.reject(new AvaError("INVALID_ARGUMENT", "this SQL database is closed"));
+    return session.serialize(async () => {
+      await session.sync(this.#pins);
+      try {
+        return await session.engine.query(sql, params);
+      } catch (err) {
+        if (isAvaError(err)) throw err;
+        throw new AvaError("SQL_ERROR", (err as Error)?.message ?? String(err), { cause: err });
+      }
+    });
+  }
+
+  /**
+   * The same database with some tables seen at older snapshots (time travel in SQL); the rest stay at
+   * their current snapshot. A snapshot id that does not exist is refused by the next query.
+   */
+  at(pins: SnapshotPins): SqlDatabase {
+    for (const name of Object.keys(pins)) {
+      if (!this.#session.tables.has(name))
+        throw new AvaError("NOT_FOUND", `at(): ${name} is not a table of this namespace`);
+    }
+    return new SqlDatabase(this.#session, { ...this.#pins, ...pins });
+  }
+
+  /** What has been brought into DuckDB so far. */
+  get loads(): SqlLoadStats {
+    return { ...this.#session.stats };
+  }
+
+  /** Closes DuckDB; every database made by `at()` from this one closes with it. */
+  close(): Promise<void> {
+    const session = this.#session;
+    if (session.closed) return Promise.resolve();
+    session.closed = true;
+    return session.serialize(() => session.engine.close());
+  }
+}
+
+/** Binds an engine to a namespace's declared tables. */
+export function openDatabase(ns: NamespaceHandle, engine: SqlEngine): SqlDatabase {
+  const tables = new Map<string, Table>();
+  for (const [key, value] of Object.entries(ns)) if (value instanceof Table) tables.set(key, value);
+  return new SqlDatabase(new Session(engine, ns.storage, tables));
+}

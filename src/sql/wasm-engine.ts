@@ -1,0 +1,80 @@
+// The SQL engine in the browser: duckdb-wasm in its own Worker, bundles from the app's origin, extension
+// install and autoload off (duckdb-wasm 1.32 has no built-in Parquet reader, and fetching one offline
+// breaks the instance). Data files are decoded here with parquet-wasm and handed over as Arrow IPC.
+import type { DuckDBBundles } from "@duckdb/duckdb-wasm";
+import * as A from "apache-arrow";
+import { decodeParquet } from "../parquet/parquet.js";
+import type { DataFileSource, SqlEngine } from "./engine.js";
+
+export interface WasmEngineOptions {
+  /** URLs of the duckdb-wasm bundles; by default the ones Vite serves from the app's origin. */
+  bundles?: DuckDBBundles;
+}
+
+/** `table` with one more Int32 column, `name`, holding `value` on every row. */
+function withConstantColumn(table: A.Table, name: string, value: number): A.Table {
+  const field = new A.Field(name, new A.Int32(), false);
+  const schema = new A.Schema([...table.schema.fields, field]);
+  const batches = table.batches.map((batch) => {
+    const column = A.makeData({
+      type: field.type,
+      length: batch.numRows,
+      nullCount: 0,
+      data: new Int32Array(batch.numRows).fill(value),
+    });
+    const children = [...batch.data.children, column];
+    const struct = A.makeData({
+      type: new A.Struct(schema.fields),
+      length: batch.numRows,
+      nullCount: 0,
+      children,
+    });
+    return new A.RecordBatch(schema, struct);
+  });
+  return new A.Table(schema, batches);
+}
+
+export async function wasmEngine({ bundles }: WasmEngineOptions = {}): Promise<SqlEngine> {
+  const duckdb = await import("@duckdb/duckdb-wasm");
+  const bundle = await duckdb.selectBundle(bundles ?? (await import("./duckdb-bundles.js")).localBundles);
+  const worker = new Worker(bundle.mainWorker!);
+  const db = new duckdb.AsyncDuckDB(new duckdb.VoidLogger(), worker);
+  try {
+    await db.instantiate(bundle.mainModule, bundle.pthreadWorker);
+    // Decimals and HUGEINT sums as doubles, like the Node engine's results.
+    await db.open({ query: { castDecimalToDouble: true } });
+  } catch (err) {
+    worker.terminate();
+    throw err;
+  }
+  const conn = await db.connect();
+  await conn.query("SET autoinstall_known_extensions=false");
+  await conn.query("SET autoload_known_extensions=false");
+
+  return {
+    async query(sql: string, params?: readonly unknown[]): Promise<A.Table> {
+      if (!params || params.length === 0) return (await conn.query(sql)) as unknown as A.Table;
+      const statement = await conn.prepare(sql);
+      try {
+        return (await statement.query(...params)) as unknown as A.Table;
+      } finally {
+        await statement.close();
+      }
+    },
+    async exec(sql: string): Promise<void> {
+      await conn.query(sql);
+    },
+    async loadFile(target: string, file: DataFileSource, { fileId, fileColumn, create }) {
+      const rows = withConstantColumn(
+        await decodeParquet(await file.bytes(), { path: file.path }),
+        fileColumn,
+        fileId,
+      );
+      await conn.insertArrowFromIPCStream(A.tableToIPC(rows, "stream"), { name: target, create });
+    },
+    async close(): Promise<void> {
+      await conn.close();
+      await db.terminate();
+    },
+  };
+}
