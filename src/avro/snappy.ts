@@ -57,7 +57,9 @@ export function snappyDecompress(input: Uint8Array, limit: number): Uint8Array {
     }
     if (offset === 0 || offset > o || o + len > length)
       throw new SnappyError(`copy of ${len} bytes at offset ${offset} is out of range`);
-    for (let k = 0; k < len; k++, o++) out[o] = out[o - offset]!; // may overlap its own output
+    if (offset >= len) out.copyWithin(o, o - offset, o - offset + len);
+    else for (let k = 0; k < len; k++) out[o + k] = out[o + k - offset]!; // overlaps its own output
+    o += len;
   }
   if (o !== length) throw new SnappyError(`produced ${o} bytes, declared ${length}`);
   return out;
@@ -65,10 +67,21 @@ export function snappyDecompress(input: Uint8Array, limit: number): Uint8Array {
 
 const HASH_BITS = 14;
 
+/** The most a block of `n` bytes can take compressed (snappy's MaxCompressedLength). */
+function maxCompressedLength(n: number): number {
+  return 32 + n + Math.ceil(n / 6);
+}
+
+/**
+ * Greedy matcher over 4-byte hashes, writing into one preallocated buffer. Like snappy itself it skips
+ * ahead faster the longer it finds no match (one more byte per step every 32 misses), so incompressible
+ * data — telemetry doubles, mostly — costs little.
+ */
 export function snappyCompress(input: Uint8Array): Uint8Array {
-  const out: number[] = [];
+  const out = new Uint8Array(maxCompressedLength(input.length));
+  let o = 0;
   for (let n = input.length; ; ) {
-    out.push(n >= 0x80 ? (n & 0x7f) | 0x80 : n);
+    out[o++] = n >= 0x80 ? (n & 0x7f) | 0x80 : n;
     n = Math.floor(n / 128);
     if (n === 0) break;
   }
@@ -79,21 +92,31 @@ export function snappyCompress(input: Uint8Array): Uint8Array {
   const literal = (from: number, to: number) => {
     for (let start = from; start < to; start += 65536) {
       const len = Math.min(65536, to - start);
-      if (len <= 60) out.push((len - 1) << 2);
-      else if (len <= 256) out.push(60 << 2, len - 1);
-      else out.push(61 << 2, (len - 1) & 0xff, (len - 1) >>> 8);
-      for (let k = start; k < start + len; k++) out.push(input[k]!);
+      if (len <= 60) out[o++] = (len - 1) << 2;
+      else if (len <= 256) {
+        out[o++] = 60 << 2;
+        out[o++] = len - 1;
+      } else {
+        out[o++] = 61 << 2;
+        out[o++] = (len - 1) & 0xff;
+        out[o++] = (len - 1) >>> 8;
+      }
+      out.set(input.subarray(start, start + len), o);
+      o += len;
     }
   };
   const copy = (offset: number, len: number) => {
     for (; len > 0; ) {
       const n = Math.min(64, len); // a copy with a 2-byte offset holds 1 to 64 bytes
-      out.push(((n - 1) << 2) | 2, offset & 0xff, offset >>> 8);
+      out[o++] = ((n - 1) << 2) | 2;
+      out[o++] = offset & 0xff;
+      out[o++] = offset >>> 8;
       len -= n;
     }
   };
   let pending = 0; // start of bytes not yet emitted
   let p = 0;
+  let misses = 32;
   while (p + 4 <= input.length) {
     const v = load(p);
     const h = hash(v);
@@ -106,8 +129,9 @@ export function snappyCompress(input: Uint8Array): Uint8Array {
       copy(p - candidate, len);
       p += len;
       pending = p;
-    } else p++;
+      misses = 32;
+    } else p += misses++ >> 5;
   }
   literal(pending, input.length);
-  return Uint8Array.from(out);
+  return out.slice(0, o);
 }

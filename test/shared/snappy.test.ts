@@ -51,5 +51,32 @@ describe("snappy", () => {
   it("computes the standard CRC-32", () => {
     expect(crc32(new TextEncoder().encode("123456789"))).toBe(0xcbf43926);
     expect(crc32(new Uint8Array(0))).toBe(0);
+    // the sliced loop against a bit-by-bit reference, over every tail length
+    const bitwise = (bytes: Uint8Array) => {
+      let c = 0xffffffff;
+      for (const b of bytes) {
+        c ^= b;
+        for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      }
+      return (c ^ 0xffffffff) >>> 0;
+    };
+    const rnd = random(11);
+    for (let n = 0; n < 40; n++) {
+      const bytes = Uint8Array.from({ length: n * 7 + (n % 4) }, () => Math.floor(rnd() * 256));
+      expect(crc32(bytes)).toBe(bitwise(bytes));
+    }
+  });
+
+  it("round-trips data that mixes long incompressible runs with matches (the skip heuristic resets)", () => {
+    const rnd = random(3);
+    const noise = Uint8Array.from({ length: 20_000 }, () => Math.floor(rnd() * 256));
+    const data = new Uint8Array(100_000);
+    for (let at = 0; at < data.length; at += 25_000) {
+      data.set(noise.subarray(0, 20_000), at);
+      data.fill(at & 0xff, at + 20_000, at + 25_000);
+    }
+    const packed = snappyCompress(data);
+    expect(snappyDecompress(packed, data.length)).toEqual(data);
+    expect(packed.length).toBeLessThan(data.length / 2); // the repeated noise blocks were found
   });
 });
