@@ -45,3 +45,19 @@ export { type Predicate, type Scalar, type Where, where } from "./table/predicat
 export { Scan, type ScanPlan } from "./table/scan.js";
 export { type AppendInput, type ScanOptions, Table } from "./table/table.js";
 export { type VacuumOptions, type VacuumResult, vacuum } from "./table/vacuum.js";
+export type {
+  ErrorInfo,
+  NodeRecord,
+  NodeStatus,
+  RunRecord,
+  RunStatus,
+} from "./storage/catalog/model.js";
+export { isSkip, type RunContext, runContext, runInput, Skip, skip } from "./workflow/context.js";
+export { type Executor, type ExecutorRun, inlineExecutor } from "./workflow/executor.js";
+export { NodeFuture, ParallelGroup, parallel } from "./workflow/future.js";
+export type { NodeTask } from "./workflow/invoke.js";
+export type { NodeResult, RunError, RunEvent, RunHandle, RunOptions, RunResult } from "./workflow/run.js";
+export { getRun, listRuns } from "./workflow/runs.js";
+export { dest, type Step, type StepDefinition, type StepOptions, source, step } from "./workflow/step.js";
+export { type Resolved, Workflow, type WorkflowOptions, workflow } from "./workflow/workflow.js";
+export { type WorkerExecutorOptions, workerExecutor } from "./workflow/web-executor.js";

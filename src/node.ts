@@ -2,3 +2,4 @@
 export * from "./index.js";
 export { type NodeStorageOptions, nodeStorage } from "./storage/node/node-storage.js";
 export { nodeFileSink, nodeFileSource } from "./storage/node/avro-files.js";
+export { workerExecutor } from "./workflow/node/thread-executor.js";

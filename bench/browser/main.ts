@@ -6,12 +6,7 @@ import duckdbWasm from "@duckdb/duckdb-wasm/dist/duckdb-eh.wasm?url";
 import duckdbWorker from "@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js?url";
 import { tableToIPC } from "apache-arrow";
 import { BATCH, makeBatch } from "../data.js";
-
-declare global {
-  interface Window {
-    __bench?: { ok: boolean; timings?: Record<string, number[]>; error?: string };
-  }
-}
+import { report } from "./report.js";
 
 async function storageWorker(): Promise<Record<string, number[]>> {
   const worker = new Worker(new URL("./storage.worker.ts", import.meta.url), { type: "module" });
@@ -50,10 +45,8 @@ async function duckdbLoad(): Promise<number[]> {
   return timings;
 }
 
-try {
+await report(async () => {
   const timings = await storageWorker();
   timings.duckdbLoad = await duckdbLoad();
-  window.__bench = { ok: true, timings };
-} catch (err) {
-  window.__bench = { ok: false, error: String((err as Error).stack ?? err) };
-}
+  return timings;
+});

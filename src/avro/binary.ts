@@ -65,6 +65,66 @@ export class ByteReader {
     this.hi = (hi >>> 1) ^ sign;
   }
 
+  /**
+   * `n` longs into `words` (a BigInt64Array's Int32Array view) from index `start`: the hot loop of a
+   * timestamp array, with cursor and words in locals. Near the end of the bytes it defers to longWords(),
+   * which reports truncation.
+   */
+  longsInto(words: Int32Array, start: number, n: number): void {
+    const bytes = this.bytes;
+    const safeEnd = bytes.length - 10;
+    let pos = this.pos;
+    for (let i = start; i < start + n; i++) {
+      if (pos > safeEnd) {
+        this.pos = pos;
+        this.longWords();
+        words[2 * i] = this.lo;
+        words[2 * i + 1] = this.hi;
+        pos = this.pos;
+        continue;
+      }
+      const at = pos;
+      let lo = 0;
+      let hi = 0;
+      let shift = 0;
+      let b: number;
+      do {
+        b = bytes[pos++]!;
+        const bits = b & 0x7f;
+        if (shift < 28) lo |= bits << shift;
+        else if (shift === 28) {
+          lo |= bits << 28;
+          hi = bits >>> 4;
+        } else hi |= bits << (shift - 32);
+        shift += 7;
+      } while (b & 0x80 && shift < 70);
+      if (b & 0x80) throw this.corrupt("long longer than 10 bytes", at);
+      if (shift === 70 && b > 1) throw this.corrupt("long longer than 64 bits", at);
+      const sign = -(lo & 1);
+      words[2 * i] = ((lo >>> 1) | (hi << 31)) ^ sign;
+      words[2 * i + 1] = (hi >>> 1) ^ sign;
+    }
+    this.pos = pos;
+  }
+
+  /**
+   * Up to `n` doubles that each follow the one-byte union branch `tag`, into `out` from `start`. Stops at
+   * the first other branch or near the end of the bytes; returns how many it read.
+   */
+  branchedDoublesInto(out: Float64Array, start: number, n: number, tag: number): number {
+    const bytes = this.bytes;
+    const view = this.#view;
+    const last = bytes.length - 9;
+    let pos = this.pos;
+    let i = 0;
+    for (; i < n && pos <= last && bytes[pos] === tag; i++) {
+      out[start + i] = view.getFloat64(pos + 1, true);
+      pos += 9;
+    }
+    this.pos = pos;
+    return i;
+  }
+
   /** A long as a number; refused (not rounded) when it is beyond 2^53. */
   long(): number {
     const start = this.pos;

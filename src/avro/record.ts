@@ -38,12 +38,7 @@ function readLongs(r: ByteReader, what: string): BigInt64Array {
     const grown = new BigInt64Array(start + n);
     grown.set(out);
     out = grown;
-    const words = new Int32Array(out.buffer);
-    for (let i = start; i < out.length; i++) {
-      r.longWords();
-      words[2 * i] = r.lo;
-      words[2 * i + 1] = r.hi;
-    }
+    r.longsInto(new Int32Array(out.buffer), start, n);
   }
   return out;
 }
@@ -111,8 +106,20 @@ function readValues(r: ByteReader, branches: readonly ValueKind[]): RecordValues
   const items: AvroValue[] = [];
   let doubles: Float64Array | undefined;
   let nDoubles = 0;
+  const doubleBranch = branches.indexOf("double"); // < 64, so its zigzag varint is the one byte 2 * index
   for (let n = r.blockCount("values", 1); n > 0; n = r.blockCount("values", 1)) {
     for (let i = 0; i < n; i++) {
+      if (doubleBranch >= 0 && items.length === 0) {
+        if (!doubles || nDoubles + (n - i) > doubles.length) {
+          const grown = new Float64Array(Math.max(16, nDoubles * 2, nDoubles + (n - i)));
+          if (doubles) grown.set(doubles.subarray(0, nDoubles));
+          doubles = grown;
+        }
+        const got = r.branchedDoublesInto(doubles, nDoubles, n - i, doubleBranch * 2);
+        nDoubles += got;
+        i += got;
+        if (i === n) break;
+      }
       const at = r.pos;
       r.longWords();
       const branch = r.lo;

@@ -56,3 +56,36 @@ export interface NamespaceEntry {
 export function tableKey(namespace: string, table: string): string {
   return `${namespace}.${table}`;
 }
+
+export type RunStatus = "running" | "success" | "failed" | "cancelled";
+export type NodeStatus = "success" | "failed" | "skipped" | "cancelled" | "not_run";
+
+/** An error as it is recorded and as it crosses Workers: plain data. */
+export interface ErrorInfo {
+  name: string;
+  message: string;
+  code?: string;
+  stack?: string;
+}
+
+export interface NodeRecord {
+  nodeId: string;
+  name: string;
+  role: "step" | "source" | "dest";
+  status: NodeStatus;
+  startedMs?: number;
+  finishedMs?: number;
+  error?: ErrorInfo;
+}
+
+/** A workflow run as the catalog records it: when it starts (status "running") and when it ends. */
+export interface RunRecord {
+  runId: string;
+  workflowName: string;
+  status: RunStatus;
+  startedMs: number;
+  finishedMs?: number;
+  metadata: Record<string, unknown>;
+  /** By node slug. */
+  nodes: Record<string, NodeRecord>;
+}

@@ -4,7 +4,15 @@
 import { AvaError } from "../../errors.js";
 import type { FieldJson } from "../../schema/arrow-json.js";
 import { TableHistory } from "./history.js";
-import { type DataFile, type NamespaceEntry, type Snapshot, type TableMeta, tableKey } from "./model.js";
+import {
+  type DataFile,
+  type NamespaceEntry,
+  type RunRecord,
+  type Snapshot,
+  type TableMeta,
+  tableKey,
+} from "./model.js";
+import { RunLog } from "./run-log.js";
 
 export interface SnapshotDraft {
   id: string;
@@ -37,6 +45,12 @@ export type CatalogOp =
       snapshot: SnapshotDraft;
       /** When set, the commit fails with COMMIT_CONFLICT unless this is still the current snapshot. */
       expectedCurrentId?: string | null;
+    }
+  | {
+      op: "recordRun";
+      run: RunRecord;
+      /** The run starts: refused if a run with this id was recorded before. */
+      create?: boolean;
     };
 
 /** A table's metadata and its snapshot history (with the live files derived from it). */
@@ -49,6 +63,8 @@ export interface CatalogState {
   version: number;
   namespaces: Readonly<Record<string, NamespaceEntry>>;
   tables: Readonly<Record<string, TableState>>;
+  /** Workflow runs, by run id. */
+  runs: RunLog;
 }
 
 export interface CommitResult {
@@ -57,7 +73,7 @@ export interface CommitResult {
   snapshots: Snapshot[];
 }
 
-export const EMPTY_STATE: CatalogState = { version: 0, namespaces: {}, tables: {} };
+export const EMPTY_STATE: CatalogState = { version: 0, namespaces: {}, tables: {}, runs: RunLog.empty() };
 
 function sumRows(files: readonly DataFile[]): number {
   return files.reduce((n, f) => n + f.rowCount, 0);
@@ -91,7 +107,14 @@ export function applyOps(
   const namespaces = { ...state.namespaces };
   const tables = { ...state.tables };
   const snapshots: Snapshot[] = [];
+  let runs = state.runs;
   for (const op of ops) {
+    if (op.op === "recordRun") {
+      if (op.create && runs.has(op.run.runId))
+        throw new AvaError("INVALID_ARGUMENT", `a run with id ${op.run.runId} was already recorded`);
+      runs = runs.with(op.run);
+      continue;
+    }
     if (op.op === "createNamespace") {
       namespaces[op.namespace] ??= { name: op.namespace, createdMs: op.timestampMs };
       continue;
@@ -128,7 +151,7 @@ export function applyOps(
     tables[key] = applied.table;
     snapshots.push(applied.snapshot);
   }
-  return { state: { version: state.version + 1, namespaces, tables }, snapshots };
+  return { state: { version: state.version + 1, namespaces, tables, runs }, snapshots };
 }
 
 // A checkpoint is UTF-8 JSON lines: line 0 holds the namespaces and each table's metadata and current
@@ -139,6 +162,8 @@ interface CheckpointHeader {
   version: number;
   namespaces: Record<string, NamespaceEntry>;
   tables: Record<string, TableMeta & { length: number; current: Snapshot | null; line: number }>;
+  /** The line holding the recorded runs (absent in checkpoints written before runs were recorded). */
+  runsLine?: number;
 }
 
 export function serializeState(state: CatalogState): Uint8Array {
@@ -148,7 +173,13 @@ export function serializeState(state: CatalogState): Uint8Array {
     lines.push(JSON.stringify(history.snapshots));
     tables[key] = { ...meta, length: history.length, current: history.current ?? null, line: lines.length };
   }
-  const header: CheckpointHeader = { version: state.version, namespaces: state.namespaces, tables };
+  lines.push(JSON.stringify(state.runs));
+  const header: CheckpointHeader = {
+    version: state.version,
+    namespaces: state.namespaces,
+    tables,
+    runsLine: lines.length,
+  };
   return new TextEncoder().encode([JSON.stringify(header), ...lines].join("\n"));
 }
 
@@ -179,5 +210,16 @@ export function deserializeState(
     };
     tables[key] = { ...meta, history: TableHistory.lazy(current ?? undefined, length, load) };
   }
-  return { version: header.version, namespaces: header.namespaces, tables };
+  const runsLine = header.runsLine;
+  const runs =
+    runsLine === undefined
+      ? RunLog.empty()
+      : RunLog.lazy(() => {
+          try {
+            return JSON.parse(line(runsLine)) as Record<string, RunRecord>;
+          } catch (cause) {
+            throw corrupt("its recorded runs", cause);
+          }
+        });
+  return { version: header.version, namespaces: header.namespaces, tables, runs };
 }

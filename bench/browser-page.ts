@@ -1,0 +1,43 @@
+// Runs one bench page in headless Chromium (Debian's, through Playwright) under a Vite dev server rooted at
+// bench/browser/, and returns the timings the page leaves on `window.__bench`.
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright";
+import { createServer } from "vite";
+import { CHROMIUM_ARGS, chromiumPath } from "../scripts/chromium-path.mjs";
+
+export type Timings = Record<string, number[]>;
+
+export async function runBenchPage(page: string): Promise<Timings> {
+  const root = fileURLToPath(new URL("./browser/", import.meta.url));
+  const server = await createServer({
+    configFile: false,
+    root,
+    logLevel: "error",
+    server: { port: 0, host: "127.0.0.1", fs: { allow: [fileURLToPath(new URL("..", import.meta.url))] } },
+    optimizeDeps: {
+      include: ["apache-arrow", "idb", "zod", "@duckdb/duckdb-wasm"],
+      exclude: ["parquet-wasm"],
+    },
+  });
+  await server.listen();
+  const address = server.httpServer!.address() as { port: number };
+  const browser = await chromium.launch({
+    executablePath: chromiumPath() ?? "/usr/bin/chromium",
+    args: CHROMIUM_ARGS,
+  });
+  try {
+    const tab = await browser.newPage();
+    tab.on("pageerror", (e) => console.error("page error:", e.message));
+    await tab.goto(`http://127.0.0.1:${address.port}/${page}`);
+    await tab.waitForFunction(() => window.__bench !== undefined, undefined, {
+      timeout: 900_000,
+      polling: 500,
+    });
+    const result = await tab.evaluate(() => window.__bench!);
+    if (!result.ok) throw new Error(result.error);
+    return result.timings!;
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}

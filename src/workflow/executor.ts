@@ -1,0 +1,30 @@
+// Executors run nodes. The scheduler hands one node at a time to `runNode`, never more at once than
+// `concurrency`; the inline executor calls the function in this thread, worker executors in a pool.
+import type { Storage } from "../storage/types.js";
+import { invokeStep, type NodeTask } from "./invoke.js";
+import type { Workflow } from "./workflow.js";
+
+export interface ExecutorRun {
+  workflow: Workflow;
+  storage: Storage | undefined;
+}
+
+export interface Executor {
+  /** How many nodes may run at once. */
+  readonly concurrency: number;
+  /** Runs one node; rejects with the node's error. */
+  runNode(run: ExecutorRun, task: NodeTask, signal: AbortSignal): Promise<unknown>;
+  /** Releases what the executor holds (worker pools); inline has nothing. */
+  close(): Promise<void>;
+}
+
+/** Runs nodes in this thread. `concurrency` bounds how many async nodes are in flight at once. */
+export function inlineExecutor({ concurrency = 16 }: { concurrency?: number } = {}): Executor {
+  return {
+    concurrency,
+    runNode({ workflow, storage }, task, signal) {
+      return invokeStep(workflow.node(task.slug).step, task, { storage, signal });
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,88 @@
+// Running one node's function: its upstream values as positional arguments, then — when the step declares
+// `inject` — one object of injected values resolved now: tables opened on the run's storage and stamped
+// with the run's provenance, the RunContext, the run input. The same code runs inline and in workers.
+import { AvaError } from "../errors.js";
+import type { RunProvenance } from "../schema/provenance.js";
+import type { Storage } from "../storage/types.js";
+import type { BoundTableDeclaration } from "../table/declare.js";
+import { Table } from "../table/table.js";
+import { isRunContextMarker, isRunInputMarker, type RunContext } from "./context.js";
+import type { StepDefinition } from "./step.js";
+
+/** Everything a node needs to run, as plain data (it crosses into workers). */
+export interface NodeTask {
+  workflowName: string;
+  runId: string;
+  /** The invocation's slug (`inc_2` for a second call of `inc`). */
+  slug: string;
+  nodeId: string;
+  nodeName: string;
+  args: unknown[];
+  input: unknown;
+  metadata: Record<string, unknown>;
+}
+
+function isTableDeclaration(v: unknown): v is BoundTableDeclaration {
+  return typeof v === "object" && v !== null && (v as { kind?: unknown }).kind === "avalanche.table";
+}
+
+function resolveInject(
+  step: StepDefinition,
+  task: NodeTask,
+  context: RunContext,
+  storage: Storage | undefined,
+): Record<string, unknown> {
+  const provenance: RunProvenance = {
+    runId: task.runId,
+    workflowName: task.workflowName,
+    nodeId: task.nodeId,
+    nodeName: task.nodeName,
+    nodeSlug: task.slug,
+    lineageVector: { self: task.runId },
+    metadata: task.metadata,
+  };
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(step.inject ?? {})) {
+    if (isRunContextMarker(value)) out[key] = context;
+    else if (isRunInputMarker(value)) out[key] = task.input;
+    else if (isTableDeclaration(value)) {
+      if (!("identifier" in value))
+        throw new AvaError(
+          "INVALID_ARGUMENT",
+          `step ${task.slug}: inject.${key} is a table not bound to a namespace; inject Def.tables.${key} of a defineNamespace(...)`,
+        );
+      if (!storage)
+        throw new AvaError(
+          "INVALID_ARGUMENT",
+          `step ${task.slug}: inject.${key} needs the run's storage; pass { storage } to flow.run(...)`,
+        );
+      out[key] = new Table(storage, value).withRun(provenance);
+    } else out[key] = value;
+  }
+  return out;
+}
+
+export async function invokeStep(
+  step: StepDefinition,
+  task: NodeTask,
+  { storage, signal }: { storage: Storage | undefined; signal: AbortSignal },
+): Promise<unknown> {
+  const context: RunContext = {
+    runId: task.runId,
+    workflowName: task.workflowName,
+    nodeId: task.nodeId,
+    nodeName: task.nodeName,
+    nodeSlug: task.slug,
+    metadata: task.metadata,
+    signal,
+  };
+  const args = step.inject ? [...task.args, resolveInject(step, task, context, storage)] : task.args;
+  const value = await (step.fn as (...a: unknown[]) => unknown)(...args);
+  if (step.numReturns > 1 && !(Array.isArray(value) && value.length === step.numReturns)) {
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `step ${task.slug} declares numReturns ${step.numReturns} but returned ${Array.isArray(value) ? `${value.length} values` : "no array"}`,
+    );
+  }
+  return value;
+}

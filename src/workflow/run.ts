@@ -1,0 +1,259 @@
+// A run: nodes start as soon as everything they wait for has succeeded, up to the executor's concurrency.
+// A failed node fails the run; what depends on it does not run ("not_run"), independent branches finish.
+// cancel() starts nothing new and aborts the signal running nodes see. The catalog of the run's storage
+// records the run when it starts and when it ends.
+import { AvaError } from "../errors.js";
+import type { NodeRecord, NodeStatus, RunRecord, RunStatus } from "../storage/catalog/model.js";
+import type { Storage } from "../storage/types.js";
+import { ulid } from "../util/ids.js";
+import type { Invocation } from "./build.js";
+import { isSkip } from "./context.js";
+import { fromErrorInfo, toErrorInfo } from "./errors.js";
+import { type Executor, inlineExecutor } from "./executor.js";
+import type { NodeTask } from "./invoke.js";
+import type { Workflow } from "./workflow.js";
+
+export interface RunOptions {
+  /** Where injected tables live and where the run is recorded. Optional for workflows that touch none. */
+  storage?: Storage;
+  /** Default: inlineExecutor(). */
+  executor?: Executor;
+  /** Handed to nodes that inject `ava.runInput()`; must be structured-cloneable for worker executors. */
+  input?: unknown;
+  /** Default: a new ULID. */
+  runId?: string;
+  /** Recorded with the run and given to every node's RunContext. */
+  metadata?: Record<string, unknown>;
+}
+
+export interface NodeResult extends NodeRecord {
+  slug: string;
+  durationMs?: number;
+}
+
+export interface RunResult<T = unknown> {
+  runId: string;
+  workflowName: string;
+  status: Exclude<RunStatus, "running">;
+  /** The builder's output with every future replaced by its value (undefined unless the run succeeded). */
+  value: T | undefined;
+  nodes: Record<string, NodeResult>;
+  startedMs: number;
+  finishedMs: number;
+}
+
+export type RunEvent =
+  | { type: "node-started"; slug: string; done: number; total: number }
+  | { type: "node-finished"; slug: string; status: NodeStatus; done: number; total: number }
+  | { type: "run-finished"; status: Exclude<RunStatus, "running">; done: number; total: number };
+
+/** The AvaError a failed or cancelled run's result() rejects with. */
+export interface RunError<T = unknown> extends AvaError {
+  result: RunResult<T>;
+}
+
+const RUN_ID = /^[A-Za-z0-9_.:-]{1,256}$/;
+
+export class RunHandle<T = unknown> {
+  readonly #listeners = new Set<(e: RunEvent) => void>();
+  readonly #abort = new AbortController();
+  readonly #result: Promise<RunResult<T>>;
+  #done = 0;
+  #finished = false;
+
+  constructor(
+    readonly runId: string,
+    readonly total: number,
+    run: (handle: RunHandle<T>) => Promise<RunResult<T>>,
+  ) {
+    // Started on a later tick, so that listeners added right after run() see every event.
+    this.#result = Promise.resolve().then(() => run(this));
+    this.#result.catch(() => {}); // reported through result(); never an unhandled rejection
+  }
+
+  /** Resolves when the run succeeds; rejects with a RunError (RUN_FAILED / RUN_CANCELLED) otherwise. */
+  async result(): Promise<RunResult<T>> {
+    const result = await this.#result;
+    if (result.status === "success") return result;
+    throw runError(result);
+  }
+
+  /** Starts no new node; running nodes see their RunContext's signal aborted. */
+  cancel(): void {
+    this.#abort.abort(new AvaError("RUN_CANCELLED", `run ${this.runId} was cancelled`));
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  get progress(): { done: number; total: number } {
+    return { done: this.#done, total: this.total };
+  }
+
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /** Follows the run's events; returns a function that stops following. */
+  on(listener: (e: RunEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** @internal */
+  emit(event: RunEvent): void {
+    if (event.type === "node-finished") this.#done = event.done;
+    if (event.type === "run-finished") this.#finished = true;
+    for (const l of this.#listeners) {
+      try {
+        l(event);
+      } catch {
+        // a listener's failure is not the run's
+      }
+    }
+  }
+}
+
+function runError<T>(result: RunResult<T>): RunError<T> {
+  const failed = Object.values(result.nodes).filter((n) => n.status === "failed");
+  const first = failed[0];
+  const err =
+    result.status === "cancelled"
+      ? new AvaError("RUN_CANCELLED", `run ${result.runId} of workflow ${result.workflowName} was cancelled`)
+      : new AvaError(
+          "RUN_FAILED",
+          `run ${result.runId} of workflow ${result.workflowName} failed: ${failed.map((n) => n.slug).join(", ")}` +
+            (first?.error ? ` (${first.slug}: ${first.error.name}: ${first.error.message})` : ""),
+          first?.error ? { cause: fromErrorInfo(first.error) } : undefined,
+        );
+  return Object.assign(err, { result });
+}
+
+function pick(value: unknown, index: number | undefined): unknown {
+  if (index === undefined || isSkip(value)) return value;
+  return (value as unknown[])[index];
+}
+
+export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHandle<T> {
+  const runId = options.runId ?? ulid();
+  if (typeof runId !== "string" || !RUN_ID.test(runId))
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `runId ${JSON.stringify(runId)}: use 1-256 letters, digits, _ . : or -`,
+    );
+  const metadata = options.metadata ?? {};
+  const executor = options.executor ?? inlineExecutor();
+  const storage = options.storage;
+  const nodes = workflow.nodes;
+  return new RunHandle<T>(runId, nodes.length, async (handle) => {
+    const startedMs = Date.now();
+    const results: Record<string, NodeResult> = {};
+    for (const n of nodes)
+      results[n.slug] = {
+        slug: n.slug,
+        nodeId: n.nodeId,
+        name: n.step.name,
+        role: n.step.role,
+        status: "not_run",
+      };
+    const record = (status: RunStatus, finishedMs?: number): RunRecord => {
+      const run: RunRecord = { runId, workflowName: workflow.name, status, startedMs, metadata, nodes: {} };
+      for (const [slug, { slug: _, durationMs: __, ...node }] of Object.entries(results))
+        run.nodes[slug] = node;
+      if (finishedMs !== undefined) run.finishedMs = finishedMs;
+      return run;
+    };
+    if (storage) await storage.catalog.commit([{ op: "recordRun", run: record("running"), create: true }]);
+
+    const values = new Map<Invocation, unknown>();
+    const byIndex = new Map(nodes.map((n) => [n.index, n]));
+    const waiting = new Map(nodes.map((n) => [n, n.after.size]));
+    const downstream = new Map<Invocation, Invocation[]>(nodes.map((n) => [n, []]));
+    for (const n of nodes) for (const before of n.after) downstream.get(before)!.push(n);
+    const ready = nodes.filter((n) => n.after.size === 0);
+    const signal = handle.signal;
+    let running = 0;
+    let done = 0;
+
+    await new Promise<void>((allSettled) => {
+      const pump = () => {
+        while (!signal.aborted && running < executor.concurrency && ready.length > 0) launch(ready.shift()!);
+        if (running === 0) allSettled();
+      };
+      const launch = (node: Invocation) => {
+        running++;
+        const result = results[node.slug]!;
+        result.startedMs = Date.now();
+        const t0 = performance.now();
+        handle.emit({ type: "node-started", slug: node.slug, done, total: nodes.length });
+        const task: NodeTask = {
+          workflowName: workflow.name,
+          runId,
+          slug: node.slug,
+          nodeId: node.nodeId,
+          nodeName: node.step.name,
+          args: node.args.map((a) =>
+            a.kind === "const" ? a.value : pick(values.get(byIndex.get(a.node)!), a.index),
+          ),
+          input: options.input,
+          metadata,
+        };
+        let run: Promise<unknown>;
+        try {
+          run = executor.runNode({ workflow, storage }, task, signal);
+        } catch (err) {
+          run = Promise.reject(err);
+        }
+        run
+          .then(
+            (value) => {
+              values.set(node, value);
+              result.status = isSkip(value) ? "skipped" : "success";
+              for (const next of downstream.get(node)!) {
+                const left = waiting.get(next)! - 1;
+                waiting.set(next, left);
+                if (left === 0) ready.push(next);
+              }
+            },
+            (err) => {
+              result.status = signal.aborted ? "cancelled" : "failed";
+              result.error = toErrorInfo(err);
+            },
+          )
+          .finally(() => {
+            result.finishedMs = Date.now();
+            result.durationMs = performance.now() - t0;
+            running--;
+            done++;
+            handle.emit({
+              type: "node-finished",
+              slug: node.slug,
+              status: result.status,
+              done,
+              total: nodes.length,
+            });
+            pump();
+          });
+      };
+      pump();
+    });
+
+    const failed = Object.values(results).some((r) => r.status === "failed");
+    if (signal.aborted)
+      for (const r of Object.values(results)) if (r.status === "not_run") r.status = "cancelled";
+    const status = failed ? "failed" : signal.aborted ? "cancelled" : "success";
+    const finishedMs = Date.now();
+    if (storage) await storage.catalog.commit([{ op: "recordRun", run: record(status, finishedMs) }]);
+    handle.emit({ type: "run-finished", status, done, total: nodes.length });
+    return {
+      runId,
+      workflowName: workflow.name,
+      status,
+      value: status === "success" ? workflow.resolveOutput((n, i) => pick(values.get(n), i)) : undefined,
+      nodes: results,
+      startedMs,
+      finishedMs,
+    };
+  });
+}

@@ -1,0 +1,12 @@
+// The messages between an executor and its workers.
+import type { ErrorInfo } from "../storage/catalog/model.js";
+import type { StorageDescriptor } from "../storage/types.js";
+import type { NodeTask } from "./invoke.js";
+
+export type ToWorker =
+  | { type: "run"; id: number; module: string; task: NodeTask; storage: StorageDescriptor | undefined }
+  | { type: "cancel"; id: number };
+
+export type FromWorker =
+  | { type: "done"; id: number; ok: true; value: unknown }
+  | { type: "done"; id: number; ok: false; error: ErrorInfo };

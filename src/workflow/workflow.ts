@@ -1,0 +1,75 @@
+// `ava.workflow({ name }, builder)`: builds the DAG once, at definition, so that cycles and duplicate slugs
+// are refused where the workflow is written. The same module imported in a worker builds the same DAG,
+// which is how a worker finds a node's function by its slug.
+import { AvaError } from "../errors.js";
+import { checkName } from "../util/names.js";
+import { Build, type Invocation } from "./build.js";
+import { NodeFuture } from "./future.js";
+import { type RunHandle, type RunOptions, startRun } from "./run.js";
+
+export interface WorkflowOptions {
+  name: string;
+}
+
+/** The value a builder's output stands for: futures replaced by their values. */
+export type Resolved<T> =
+  T extends NodeFuture<infer V>
+    ? V
+    : T extends readonly unknown[]
+      ? { [K in keyof T]: Resolved<T[K]> }
+      : T extends Record<string, unknown>
+        ? { [K in keyof T]: Resolved<T[K]> }
+        : T;
+
+export class Workflow<T = unknown> {
+  readonly kind = "avalanche.workflow";
+  /** Nodes in a topological order. */
+  readonly nodes: readonly Invocation[];
+  readonly #bySlug: ReadonlyMap<string, Invocation>;
+  readonly #output: unknown;
+
+  constructor(
+    readonly name: string,
+    build: Build,
+    output: unknown,
+  ) {
+    this.nodes = build.topologicalOrder();
+    this.#bySlug = new Map(this.nodes.map((n) => [n.slug, n]));
+    this.#output = output;
+  }
+
+  node(slug: string): Invocation {
+    const node = this.#bySlug.get(slug);
+    if (!node) throw new AvaError("NOT_FOUND", `workflow ${this.name} has no node ${slug}`);
+    return node;
+  }
+
+  /** The builder's output with each future replaced by `valueAt(node, index)`. */
+  resolveOutput(valueAt: (node: Invocation, index: number | undefined) => unknown): T {
+    const fill = (x: unknown): unknown => {
+      if (x instanceof NodeFuture) return valueAt(x.node, x.index);
+      if (Array.isArray(x)) return x.map(fill);
+      if (typeof x === "object" && x !== null && Object.getPrototypeOf(x) === Object.prototype)
+        return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, fill(v)]));
+      return x;
+    };
+    return fill(this.#output) as T;
+  }
+
+  /** Starts a run and returns its handle at once. */
+  run(options: RunOptions = {}): RunHandle<T> {
+    return startRun(this, options);
+  }
+}
+
+export function workflow<T>(options: WorkflowOptions, builder: () => T): Workflow<Resolved<T>> {
+  checkName("workflow", options?.name);
+  if (typeof builder !== "function")
+    throw new AvaError("INVALID_ARGUMENT", `workflow ${options.name}: the builder is not a function`);
+  const { build, output } = Build.run(options.name, builder);
+  return new Workflow<Resolved<T>>(options.name, build, output);
+}
+
+export function isWorkflow(v: unknown): v is Workflow {
+  return typeof v === "object" && v !== null && (v as { kind?: unknown }).kind === "avalanche.workflow";
+}

@@ -1,0 +1,110 @@
+// One suite for every worker executor (Web Workers in Chromium, worker threads in Node): the workflow module
+// of workflow-flows.ts runs in the workers, imported by URL, with the same results as inline.
+import { afterAll, describe, expect, it } from "vitest";
+import * as ava from "../../src/index.js";
+import { expectAvaError } from "./fixtures.js";
+import * as flows from "./workflow-flows.js";
+
+export interface ExecutorTarget {
+  executor(size: number): ava.Executor;
+  /** A storage that workers can reopen (Node files, OPFS + IndexedDB). */
+  storage(): ava.Storage | Promise<ava.Storage>;
+}
+
+export function describeExecutor(name: string, target: ExecutorTarget): void {
+  describe(`worker executor: ${name}`, () => {
+    const pool = target.executor(2);
+    afterAll(() => pool.close());
+
+    it("gives the same results as inline for every flow", async () => {
+      for (const flow of [
+        flows.math,
+        flows.diamond,
+        flows.multi,
+        flows.skipping,
+        flows.arrowFlow,
+        flows.randomDag,
+      ]) {
+        const inline = await (flow as ava.Workflow).run().result();
+        const inWorkers = await (flow as ava.Workflow).run({ executor: pool }).result();
+        expect(inWorkers.value).toEqual(inline.value);
+        expect(Object.values(inWorkers.nodes).map((n) => n.status)).toEqual(
+          Object.values(inline.nodes).map((n) => n.status),
+        );
+      }
+      expect((await flows.randomDag.run({ executor: pool }).result()).value).toEqual(
+        flows.randomDagReference(),
+      );
+    });
+
+    it("runs ready nodes concurrently across the pool", async () => {
+      await flows.twoSleeps.run({ executor: pool }).result(); // both workers started
+      const t0 = performance.now();
+      await flows.twoSleeps.run({ executor: pool }).result();
+      expect(performance.now() - t0).toBeLessThan(550); // loosely: one after the other would be 600+
+    });
+
+    it("carries a node's error back with name, message, code and stack", async () => {
+      const err = (await expectAvaError(
+        flows.failing.run({ executor: pool }).result(),
+        "RUN_FAILED",
+        /boom went the node/,
+      )) as ava.RunError;
+      expect(err.result.nodes.boom!.error).toMatchObject({ name: "AvaError", code: "INVALID_ARGUMENT" });
+      expect(err.result.nodes.boom!.error!.stack).toMatch(/boom/);
+      expect(err.result.nodes.inc!.status).toBe("success");
+      expect(ava.isAvaError(err.cause, "INVALID_ARGUMENT")).toBe(true);
+    });
+
+    it("cancels a node running in a worker", async () => {
+      const one = target.executor(1);
+      try {
+        const t0 = performance.now();
+        const handle = flows.longSleeps.run({ executor: one });
+        setTimeout(() => handle.cancel(), 1500); // inside the first 5 s sleep, however slowly the worker started
+        const err = (await expectAvaError(handle.result(), "RUN_CANCELLED")) as ava.RunError;
+        expect(Object.values(err.result.nodes).map((n) => n.status)).toEqual(["cancelled", "cancelled"]);
+        expect(performance.now() - t0).toBeLessThan(4000); // the sleep in the worker saw the abort
+      } finally {
+        await one.close();
+      }
+    });
+
+    it("fails only the node of a worker that dies, and replaces the worker", async () => {
+      const err = (await expectAvaError(
+        flows.crashing.run({ executor: pool }).result(),
+        "RUN_FAILED",
+        /crash/,
+      )) as ava.RunError;
+      expect(err.result.nodes.crash!.error).toMatchObject({ code: "WORKER_CRASHED" });
+      expect(err.result.nodes.crash!.error!.message).toMatch(/the worker running node crash died.*fell over/);
+      expect(err.result.nodes.inc!.status).toBe("success");
+      expect((await flows.math.run({ executor: pool }).result()).value).toBe(5); // the pool still works
+    });
+
+    it("reopens the run's storage in the worker: injected tables append with the run's provenance", async () => {
+      const storage = await target.storage();
+      const ns = await flows.Docs.open({ storage });
+      await ns.push();
+      const result = await flows.notesFlow
+        .run({ storage, executor: pool, input: { prefix: "w" }, runId: `w-${Date.now()}` })
+        .result();
+      expect(result.value).toMatchObject({ appended: 3, slug: "write_notes" });
+      const rows = await ns.notes.scan().toObjects();
+      expect(rows.map((r) => r.text)).toEqual(["w0", "w1", "w2"]);
+      expect(rows[0]!._ava_run_id).toBe(result.runId);
+      expect((await ava.getRun(storage, result.runId)).status).toBe("success");
+    });
+
+    it("refuses memory storage inside a worker with a clear error", async () => {
+      const err = (await expectAvaError(
+        flows.notesFlow
+          .run({ storage: ava.memoryStorage(), executor: pool, input: { prefix: "m" } })
+          .result(),
+        "RUN_FAILED",
+      )) as ava.RunError;
+      expect(err.result.nodes.write_notes!.error).toMatchObject({ code: "UNAVAILABLE" });
+      expect(err.result.nodes.write_notes!.error!.message).toMatch(/another JS context/);
+    });
+  });
+}

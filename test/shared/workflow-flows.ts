@@ -1,0 +1,148 @@
+// Workflow modules shared by the workflow tests: the same module runs inline and — imported by URL — in
+// Web Workers and worker threads, which find each node's function by its slug.
+import * as A from "apache-arrow";
+import { z } from "zod";
+import * as ava from "../../src/index.js";
+
+export const inc = ava.step(async function inc(x: number) {
+  return x + 1;
+});
+export const add = ava.step(async (a: number, b: number) => a + b, { slug: "add" });
+
+/** a = inc(1); add(a, inc(a)) = 2 + 3 */
+export const math = ava.workflow({ name: "math" }, () => {
+  const a = inc(1);
+  return add(a, inc(a));
+});
+
+const double = ava.step(async function double(x: number) {
+  return x * 2;
+});
+const sum4 = ava.step(async function sum4(a: number, b: number, c: number, d: number) {
+  return a + b + c + d;
+});
+/** A diamond: top feeds left and right, which both feed bottom. */
+export const diamond = ava.workflow({ name: "diamond" }, () => {
+  const top = inc(10);
+  const left = double(top);
+  const right = inc(top);
+  return { bottom: sum4(left, right, top, 1), left, right };
+});
+
+const sleep = ava.step(
+  async function sleep(ms: number, ctx: { ctx: ava.RunContext }) {
+    await new Promise<void>((resolve, reject) => {
+      const t = setTimeout(resolve, ms);
+      ctx.ctx.signal.addEventListener("abort", () => {
+        clearTimeout(t);
+        reject(ctx.ctx.signal.reason);
+      });
+    });
+    return ms;
+  },
+  { inject: { ctx: ava.runContext() } },
+);
+
+/** Two independent sleeps: with room for both they finish in about one sleep. */
+export const twoSleeps = ava.workflow({ name: "two-sleeps" }, () => [sleep(300), sleep(300)]);
+/** Long enough that a cancel lands inside the first sleep however slowly a worker starts. */
+export const longSleeps = ava.workflow({ name: "long-sleeps" }, () => [sleep(5000), sleep(5000)]);
+
+const boom = ava.step(async function boom(_x: number): Promise<number> {
+  throw Object.assign(new ava.AvaError("INVALID_ARGUMENT", "boom went the node"), {});
+});
+/** `boom` fails; `after_boom` depends on it; `other` is independent and finishes. */
+export const failing = ava.workflow({ name: "failing" }, () => {
+  const b = boom(1);
+  const afterBoom = ava.step(async function after_boom(x: number) {
+    return x;
+  })(b);
+  const other = inc(5);
+  return { afterBoom, other };
+});
+
+const maybe = ava.step(async function maybe(x: number) {
+  return x > 0 ? x : ava.skip("nothing to do");
+});
+const seen = ava.step(async function seen(x: unknown) {
+  return ava.isSkip(x) ? `skipped: ${x.reason}` : `value ${x}`;
+});
+export const skipping = ava.workflow({ name: "skipping" }, () => seen(maybe(0)));
+
+const split = ava.step(
+  async function split(x: number) {
+    return [x, x * 10];
+  },
+  { numReturns: 2 },
+);
+export const multi = ava.workflow({ name: "multi" }, () => {
+  const [a, b] = split(3);
+  return add(a!, b!);
+});
+
+/** Arrow tables crossing between nodes (and Workers). */
+const makeTable = ava.step(async function make_table(n: number) {
+  return A.tableFromArrays({ x: Float64Array.from({ length: n }, (_, i) => i) });
+});
+const sumTable = ava.step(async function sum_table(t: A.Table) {
+  let s = 0;
+  for (const v of t.getChild("x")!.toArray() as Float64Array) s += v;
+  return { rows: t.numRows, sum: s, isTable: t instanceof A.Table };
+});
+export const arrowFlow = ava.workflow({ name: "arrow" }, () => sumTable(makeTable(1000)));
+
+/** Tables injected into a node: rows appended inside a run carry its provenance. */
+export const Docs = ava.defineNamespace({
+  name: "wfdocs",
+  tables: { notes: ava.table({ schema: z.object({ id: z.int(), text: z.string() }) }) },
+});
+const writeNotes = ava.step(
+  async function write_notes(
+    n: number,
+    inj: { notes: ava.Table; ctx: ava.RunContext; input: { prefix: string } },
+  ) {
+    const rows = Array.from({ length: n }, (_, i) => ({ id: i, text: `${inj.input.prefix}${i}` }));
+    const res = await inj.notes.append(rows);
+    return { appended: res.rowCount, slug: inj.ctx.nodeSlug, runId: inj.ctx.runId };
+  },
+  { inject: { notes: Docs.tables.notes, ctx: ava.runContext(), input: ava.runInput() } },
+);
+export const notesFlow = ava.workflow({ name: "notes" }, () => writeNotes(3));
+
+/** A 200-node random DAG: node i adds the values of a few earlier nodes (and its own index). */
+export const RANDOM_NODES = 200;
+const combine = ava.step(async function combine(i: number, ...ups: number[]) {
+  return ups.reduce((a, b) => (a + b) % 1_000_003, i);
+});
+export function randomEdges(seed: number): number[][] {
+  let s = seed;
+  const rnd = () => {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    return s / 2 ** 31;
+  };
+  return Array.from({ length: RANDOM_NODES }, (_, i) =>
+    i === 0 ? [] : Array.from({ length: Math.floor(rnd() * 4) }, () => Math.floor(rnd() * i)),
+  );
+}
+const EDGES = randomEdges(42);
+export const randomDag = ava.workflow({ name: "random-dag" }, () => {
+  const futures: ava.NodeFuture<number>[] = [];
+  for (let i = 0; i < RANDOM_NODES; i++) futures.push(combine(i, ...EDGES[i]!.map((j) => futures[j]!)));
+  return futures;
+});
+/** The reference: the same sums by a plain topological evaluation. */
+export function randomDagReference(): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < RANDOM_NODES; i++) out.push(EDGES[i]!.reduce((a, j) => (a + out[j]!) % 1_000_003, i));
+  return out;
+}
+
+/** A node that kills the worker running it (an uncaught error outside the node's promise). */
+const crash = ava.step(async function crash(ms: number) {
+  setTimeout(() => {
+    throw new Error("the worker fell over");
+  }, 0);
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return "survived";
+});
+export const crashing = ava.workflow({ name: "crashing" }, () => ({ crashed: crash(2000), other: inc(1) }));

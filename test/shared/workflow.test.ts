@@ -1,0 +1,216 @@
+// The workflow engine with the inline executor, in Node and in Chromium: building (edges, slugs, cycles),
+// running (values, concurrency, failure, skip, cancel), injected tables and the runs recorded in the catalog.
+import { describe, expect, it } from "vitest";
+import * as ava from "../../src/index.js";
+import { expectAvaError } from "./fixtures.js";
+import {
+  arrowFlow,
+  Docs,
+  diamond,
+  failing,
+  inc,
+  math,
+  multi,
+  notesFlow,
+  randomDag,
+  randomDagReference,
+  skipping,
+  twoSleeps,
+} from "./workflow-flows.js";
+
+describe("building a workflow", () => {
+  it("records invocations as nodes with slugs, ids and edges, in a topological order", () => {
+    expect(math.nodes.map((n) => n.slug)).toEqual(["inc", "inc_2", "add"]);
+    expect(math.nodes.map((n) => n.nodeId)).toEqual(["inc_0", "inc_1", "add_2"]);
+    expect([...math.node("add").after].map((n) => n.slug).sort()).toEqual(["inc", "inc_2"]);
+    expect(math.node("inc").step.role).toBe("step");
+  });
+
+  it("refuses cycles made by ordering edges, naming the slugs", () => {
+    expect(() =>
+      ava.workflow({ name: "cyclic" }, () => {
+        const a = inc(1);
+        const b = inc(a);
+        b.before(a);
+      }),
+    ).toThrow(/cycle through inc, inc_2/);
+  });
+
+  it("refuses two different steps with one slug, and steps called outside a builder", async () => {
+    const one = ava.step(async () => 1, { slug: "same" });
+    const two = ava.step(async () => 2, { slug: "same" });
+    await expectAvaError(
+      () => ava.workflow({ name: "dup" }, () => [one(), two()]),
+      "WORKFLOW_INVALID",
+      /"same"/,
+    );
+    await expectAvaError(() => inc(1), "WORKFLOW_INVALID", /outside a workflow builder/);
+    await expectAvaError(
+      () => ava.step(async () => 1),
+      "WORKFLOW_INVALID",
+      /anonymous function needs \{ slug \}/,
+    );
+    await expectAvaError(
+      () => ava.step(async function ok() {}, { slug: "bad slug" }),
+      "WORKFLOW_INVALID",
+      /bad slug/,
+    );
+    await expectAvaError(() => ava.workflow({ name: "bad name!" }, () => {}), "INVALID_NAME");
+    await expectAvaError(
+      () => ava.workflow({ name: "nested" }, () => inc([inc(1)])),
+      "WORKFLOW_INVALID",
+      /inside an array or object/,
+    );
+  });
+
+  it("orders nodes explicitly with before() and parallel groups", async () => {
+    const log: string[] = [];
+    const note = ava.step(async function note(label: string) {
+      log.push(label);
+      return label;
+    });
+    const flow = ava.workflow({ name: "ordered" }, () => {
+      const first = note("first");
+      ava.parallel(note("a"), note("b")).before(note("last"));
+      first.before(ava.parallel(note("x")));
+    });
+    expect([...flow.node("note_4").after].map((n) => n.slug).sort()).toEqual(["note_2", "note_3"]);
+    expect([...flow.node("note_5").after].map((n) => n.slug)).toEqual(["note"]);
+    await flow.run().result();
+    expect(log.indexOf("last")).toBeGreaterThan(Math.max(log.indexOf("a"), log.indexOf("b")));
+    expect(log.indexOf("x")).toBeGreaterThan(log.indexOf("first"));
+  });
+});
+
+describe("running a workflow inline", () => {
+  it("evaluates a diamond and returns the builder's output with futures resolved", async () => {
+    const result = await diamond.run().result();
+    expect(result.status).toBe("success");
+    expect(result.value).toEqual({ bottom: 22 + 12 + 11 + 1, left: 22, right: 12 });
+    expect(Object.values(result.nodes).every((n) => n.status === "success")).toBe(true);
+    expect((await math.run().result()).value).toBe(5);
+    expect((await multi.run().result()).value).toBe(33);
+  });
+
+  it("matches a reference topological evaluation on a 200-node random DAG", async () => {
+    const result = await randomDag.run().result();
+    expect(result.value).toEqual(randomDagReference());
+  });
+
+  it("runs ready nodes concurrently: two 300 ms sleeps take about one", async () => {
+    const t0 = performance.now();
+    await twoSleeps.run().result();
+    const ms = performance.now() - t0;
+    expect(ms).toBeLessThan(550); // loosely: sequential would be 600+
+    const t1 = performance.now();
+    await twoSleeps.run({ executor: ava.inlineExecutor({ concurrency: 1 }) }).result();
+    expect(performance.now() - t1).toBeGreaterThanOrEqual(590);
+  });
+
+  it("fails the run on a throwing node: its downstream does not run, independent branches finish", async () => {
+    const handle = failing.run();
+    const err = (await expectAvaError(
+      handle.result(),
+      "RUN_FAILED",
+      /boom/,
+      /boom went the node/,
+    )) as ava.RunError;
+    const nodes = err.result.nodes;
+    expect(nodes.boom!.status).toBe("failed");
+    expect(nodes.boom!.error).toMatchObject({
+      name: "AvaError",
+      code: "INVALID_ARGUMENT",
+      message: "boom went the node",
+    });
+    expect(nodes.boom!.error!.stack).toMatch(/boom/);
+    expect(nodes.after_boom!.status).toBe("not_run");
+    expect(nodes.inc!.status).toBe("success");
+    expect(ava.isAvaError(err.cause, "INVALID_ARGUMENT")).toBe(true);
+  });
+
+  it("treats ava.skip() as a successful empty outcome passed downstream", async () => {
+    const result = await skipping.run().result();
+    expect(result.nodes.maybe!.status).toBe("skipped");
+    expect(result.value).toBe("skipped: nothing to do");
+  });
+
+  it("cancels: nothing new starts, running nodes see the abort", async () => {
+    const handle = twoSleeps.run({ executor: ava.inlineExecutor({ concurrency: 1 }) });
+    setTimeout(() => handle.cancel(), 50);
+    const err = (await expectAvaError(handle.result(), "RUN_CANCELLED")) as ava.RunError;
+    expect(err.result.nodes.sleep!.status).toBe("cancelled");
+    expect(err.result.nodes.sleep_2!.status).toBe("cancelled");
+    expect(err.result.finishedMs - err.result.startedMs).toBeLessThan(250);
+  });
+
+  it("reports progress a progress bar can follow", async () => {
+    const handle = randomDag.run();
+    const events: ava.RunEvent[] = [];
+    handle.on((e) => events.push(e));
+    await handle.result();
+    const finished = events.filter((e) => e.type === "node-finished");
+    expect(finished).toHaveLength(200);
+    expect(finished.map((e) => e.done)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    expect(events.at(-1)).toMatchObject({ type: "run-finished", status: "success", done: 200, total: 200 });
+    expect(handle.progress).toEqual({ done: 200, total: 200 });
+  });
+
+  it("crosses Arrow tables between nodes", async () => {
+    const { value } = await arrowFlow.run().result();
+    expect(value).toEqual({ rows: 1000, sum: 499_500, isTable: true });
+  });
+});
+
+describe("runs and storage", () => {
+  it("opens injected tables on the run's storage, stamps provenance, and records the run", async () => {
+    const storage = ava.memoryStorage();
+    const ns = await Docs.open({ storage });
+    await ns.push();
+    const handle = notesFlow.run({
+      storage,
+      input: { prefix: "n" },
+      runId: "run-1",
+      metadata: { who: "test" },
+    });
+    expect(handle.runId).toBe("run-1");
+    const result = await handle.result();
+    expect(result.value).toEqual({ appended: 3, slug: "write_notes", runId: "run-1" });
+    const rows = await ns.notes.scan().toObjects();
+    expect(rows.map((r) => r.text)).toEqual(["n0", "n1", "n2"]);
+    expect(rows[0]).toMatchObject({
+      _ava_run_id: "run-1",
+      _ava_workflow_name: "notes",
+      _ava_node_slug: "write_notes",
+      _ava_node_name: "write_notes",
+      _ava_ctx_metadata: { who: "test" },
+    });
+    expect((await ns.notes.currentSnapshot())!.runId).toBe("run-1");
+
+    const run = await ava.getRun(storage, "run-1");
+    expect(run).toMatchObject({ workflowName: "notes", status: "success", metadata: { who: "test" } });
+    expect(run.nodes.write_notes!.status).toBe("success");
+    expect((await ava.listRuns(storage, { workflowName: "notes" })).map((r) => r.runId)).toEqual(["run-1"]);
+    // a run id is used once
+    await expectAvaError(
+      notesFlow.run({ storage, input: { prefix: "m" }, runId: "run-1" }).result(),
+      "INVALID_ARGUMENT",
+      /run-1/,
+    );
+    await expectAvaError(ava.getRun(storage, "nope"), "NOT_FOUND", /nope/);
+    expect(() => notesFlow.run({ runId: "bad id!" })).toThrow(/runId/);
+  });
+
+  it("records failed runs with their node errors; injected tables need a storage", async () => {
+    const storage = ava.memoryStorage();
+    await expectAvaError(failing.run({ storage, runId: "f1" }).result(), "RUN_FAILED");
+    const run = await ava.getRun(storage, "f1");
+    expect(run.status).toBe("failed");
+    expect(run.nodes.boom).toMatchObject({ status: "failed", error: { message: "boom went the node" } });
+    expect(run.nodes.after_boom!.status).toBe("not_run");
+    const err = (await expectAvaError(
+      notesFlow.run({ input: { prefix: "x" } }).result(),
+      "RUN_FAILED",
+    )) as ava.RunError;
+    expect(err.result.nodes.write_notes!.error!.message).toMatch(/needs the run's storage/);
+  });
+});
