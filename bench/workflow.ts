@@ -45,20 +45,24 @@ export async function benchWorkflow(): Promise<void> {
       median_ms: median(direct),
       ratio: "1.00×",
     });
+    // The hand-over is the count_rows node as the scheduler times it: the table goes from the main thread
+    // into its worker and is counted there (making the table is the make_table node's time, not counted).
+    const handover = async (flow: typeof handoff1k) => {
+      const out: number[] = [];
+      for (let i = 0; i < RUNS; i++)
+        out.push((await flow.run({ executor: pool }).result()).nodes.count_rows!.durationMs!);
+      return out;
+    };
     await handoff1m.run({ executor: pool }).result();
-    const small = await repeat(RUNS, () => handoff1k.run({ executor: pool }).result());
-    const large = await repeat(RUNS, () => handoff1m.run({ executor: pool }).result());
+    const small = await handover(handoff1k);
+    const large = await handover(handoff1m);
     rows.push(
+      { case: "hand a 1k-row table to a node in another thread", median_ms: median(small), ratio: "1.00×" },
       {
-        case: "make a 1k-row table in one thread, count it in another",
-        median_ms: median(small),
-        ratio: "1.00×",
-      },
-      {
-        case: "the same with 1M rows (16 MB)",
+        case: "the same with a 1M-row table (16 MB)",
         median_ms: median(large),
         ratio: ratio(median(large), median(small)),
-        note: "includes making the table; ratio = × the 1k-row run",
+        note: "target about 1× (no copy); ratio = × the 1k-row hand-over",
       },
     );
     printTable(`Workflow scheduling in Node (medians of ${RUNS})`, rows);
