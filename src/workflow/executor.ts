@@ -12,8 +12,16 @@ export interface ExecutorRun {
 export interface Executor {
   /** How many nodes may run at once. */
   readonly concurrency: number;
-  /** Runs one node; rejects with the node's error. */
-  runNode(run: ExecutorRun, task: NodeTask, signal: AbortSignal): Promise<unknown>;
+  /**
+   * Runs one node; rejects with the node's error. `movable[i]`: argument i is used by no one else, so a
+   * worker executor may transfer its buffers instead of copying them.
+   */
+  runNode(
+    run: ExecutorRun,
+    task: NodeTask,
+    signal: AbortSignal,
+    movable?: readonly boolean[],
+  ): Promise<unknown>;
   /** Releases what the executor holds (worker pools); inline has nothing. */
   close(): Promise<void>;
 }

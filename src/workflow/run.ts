@@ -172,6 +172,15 @@ export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHand
     const downstream = new Map<Invocation, Invocation[]>(nodes.map((n) => [n, []]));
     for (const n of nodes) for (const before of n.after) downstream.get(before)!.push(n);
     const ready = nodes.filter((n) => n.after.size === 0);
+    // How many arguments still to hand over use each node's value; the run's output keeps its own.
+    const uses = new Map<Invocation, number>();
+    for (const n of nodes)
+      for (const a of n.args) {
+        if (a.kind !== "future") continue;
+        const upstream = byIndex.get(a.node)!;
+        uses.set(upstream, (uses.get(upstream) ?? 0) + 1);
+      }
+    workflow.resolveOutput((n) => uses.set(n, Number.POSITIVE_INFINITY));
     const signal = handle.signal;
     let running = 0;
     let done = 0;
@@ -199,9 +208,18 @@ export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHand
           input: options.input,
           metadata,
         };
+        // An argument whose value no later node and not the output needs may move (buffers transferred).
+        const movable = node.args.map((a) => {
+          if (a.kind !== "future") return false;
+          const upstream = byIndex.get(a.node)!;
+          const left = uses.get(upstream)! - 1;
+          uses.set(upstream, left);
+          if (left === 0) values.delete(upstream);
+          return left === 0;
+        });
         let run: Promise<unknown>;
         try {
-          run = executor.runNode({ workflow, storage }, task, signal);
+          run = executor.runNode({ workflow, storage }, task, signal, movable);
         } catch (err) {
           run = Promise.reject(err);
         }

@@ -21,6 +21,7 @@ interface Job {
   task: NodeTask;
   storage: StorageDescriptor | undefined;
   signal: AbortSignal;
+  movable: readonly boolean[];
   resolve(value: unknown): void;
   reject(err: Error): void;
 }
@@ -49,10 +50,11 @@ export class WorkerPool {
     task: NodeTask,
     storage: StorageDescriptor | undefined,
     signal: AbortSignal,
+    movable: readonly boolean[] = [],
   ): Promise<unknown> {
     if (this.#closed) return Promise.reject(new AvaError("UNAVAILABLE", "this worker executor is closed"));
     return new Promise((resolve, reject) => {
-      this.#queue.push({ id: this.#nextId++, module, task, storage, signal, resolve, reject });
+      this.#queue.push({ id: this.#nextId++, module, task, storage, signal, movable, resolve, reject });
       this.#dispatch();
     });
   }
@@ -106,7 +108,7 @@ export class WorkerPool {
       reject(e);
     };
     const input = encodeValue(job.task.input);
-    const args = job.task.args.map(encodeValue);
+    const args = job.task.args.map((a, i) => encodeValue(a, { move: job.movable[i] === true }));
     const transfer = [...input.transfer, ...args.flatMap((a) => a.transfer)];
     const task: NodeTask = { ...job.task, input: input.value, args: args.map((a) => a.value) };
     try {

@@ -76,7 +76,7 @@ export function serveNodes(host: WorkerHost): void {
         { ...task, args: task.args.map(decodeValue), input: decodeValue(task.input) },
         { storage: storageFor(storage), signal: abort.signal },
       );
-      const out = encodeValue(value);
+      const out = encodeValue(value, { move: true }); // the worker keeps nothing of a node's value
       host.post({ type: "done", id, ok: true, value: out.value }, out.transfer);
     } catch (err) {
       host.post({ type: "done", id, ok: false, error: toErrorInfo(err) }, []);
