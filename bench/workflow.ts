@@ -1,7 +1,8 @@
-// Workflow scheduling overhead in Node: a 1,000-node chain and a 1,000-node fan-out of no-op steps,
+// Workflow scheduling overhead in Node and then in Chromium: a 1,000-node chain and a 1,000-node fan-out of no-op steps,
 // inline and in a 4-thread pool, beside the same function called directly in a loop; and the cost of
 // handing a 1M-row Arrow table from one worker node to the next against a 1k-row one.
 import * as ava from "../src/node.js";
+import { runBenchPage } from "./browser-page.js";
 import { median, printTable, ratio, repeat } from "./lib.js";
 import { chain, fanOut, handoff1k, handoff1m, NODES, noopFn } from "./workflow-flows.js";
 
@@ -69,4 +70,44 @@ export async function benchWorkflow(): Promise<void> {
   } finally {
     await pool.close();
   }
+
+  const t = await runBenchPage("workflow.html");
+  const m = (k: string) => median(t[k]!);
+  const perNode = (k: string) => `${(m(k) / NODES).toFixed(3)} ms/node`;
+  printTable(`Workflow scheduling in headless Chromium (medians of ${RUNS})`, [
+    {
+      case: "1,000-node chain, inline",
+      median_ms: m("chainInline"),
+      rate: perNode("chainInline"),
+      ratio: ratio(m("chainInline"), m("direct")),
+      note: "target < 0.2 ms a node; ratio = × direct calls",
+    },
+    {
+      case: "1,000-node chain, 4 Web Workers",
+      median_ms: m("chainWorkers"),
+      rate: perNode("chainWorkers"),
+      ratio: ratio(m("chainWorkers"), m("direct")),
+      note: "target < 1 ms a node",
+    },
+    {
+      case: "1,000-node fan-out, inline",
+      median_ms: m("fanInline"),
+      rate: perNode("fanInline"),
+      ratio: ratio(m("fanInline"), m("direct")),
+    },
+    {
+      case: "1,000-node fan-out, 4 Web Workers",
+      median_ms: m("fanWorkers"),
+      rate: perNode("fanWorkers"),
+      ratio: ratio(m("fanWorkers"), m("direct")),
+    },
+    { case: "the same function called 1,000 times in a loop", median_ms: m("direct"), ratio: "1.00×" },
+    { case: "hand a 1k-row table to a node in another Worker", median_ms: m("handoff1k"), ratio: "1.00×" },
+    {
+      case: "the same with a 1M-row table (16 MB)",
+      median_ms: m("handoff1m"),
+      ratio: ratio(m("handoff1m"), m("handoff1k")),
+      note: "target about 1× (no copy)",
+    },
+  ]);
 }

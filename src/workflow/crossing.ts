@@ -4,6 +4,7 @@
 // otherwise structured clone copies them. Slices and tables over shared buffers are serialized as IPC
 // instead. AppendResults cross the same way, and a Skip keeps its reason.
 import * as A from "apache-arrow";
+import type { z } from "zod";
 import { AppendResult } from "../table/append-result.js";
 import { isSkip, Skip } from "./context.js";
 
@@ -149,8 +150,12 @@ export function encodeValue(
   return { value: out, transfer: [...t.list] };
 }
 
-export function decodeValue(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(decodeValue);
+/** The zod model of a table by its identifier, so that an AppendResult that crossed still gives models. */
+export type ModelLookup = (identifier: string) => z.ZodObject | undefined;
+
+export function decodeValue(value: unknown, models: ModelLookup = () => undefined): unknown {
+  const decode = (v: unknown) => decodeValue(v, models);
+  if (Array.isArray(value)) return value.map(decode);
   if (!isPlainObject(value)) return value;
   const tagged = value as Partial<Tagged>;
   if (tagged.__ava === "arrow") return tableFromWire((value as { table: WireTable }).table);
@@ -158,8 +163,7 @@ export function decodeValue(value: unknown): unknown {
   if (tagged.__ava === "skip") return new Skip((value as { reason: string }).reason);
   if (tagged.__ava === "append") {
     const v = value as Extract<Tagged, { __ava: "append" }>;
-    // The zod model stays behind: toModels() needs the table handle; rows and snapshot cross whole.
-    return new AppendResult(v.name, v.snapshot, decodeValue(v.data) as A.Table, undefined);
+    return new AppendResult(v.name, v.snapshot, decode(v.data) as A.Table, models(v.name));
   }
-  return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, decodeValue(x)]));
+  return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, decode(x)]));
 }

@@ -41,11 +41,11 @@ export function workerExecutor({ module, size }: WorkerExecutorOptions): Executo
   let pool: WorkerPool | undefined;
   return {
     concurrency: poolSize,
-    runNode({ storage }, task, signal, movable) {
+    runNode({ storage, workflow }, task, signal, movable) {
       pool ??= new WorkerPool(poolSize, () =>
         webWorkerPort(new Worker(new URL("./web-worker.js", import.meta.url), { type: "module" })),
       );
-      return pool.run(url, task, storage?.descriptor, signal, movable);
+      return pool.run(url, task, storage?.descriptor, signal, movable, workflow.tableModels);
     },
     async close() {
       pool?.close();

@@ -3,7 +3,7 @@
 // with a clear error, and the pool starts a new one for the next node.
 import { AvaError } from "../errors.js";
 import type { StorageDescriptor } from "../storage/types.js";
-import { decodeValue, encodeValue } from "./crossing.js";
+import { decodeValue, encodeValue, type ModelLookup } from "./crossing.js";
 import { fromErrorInfo } from "./errors.js";
 import type { NodeTask } from "./invoke.js";
 import type { FromWorker, ToWorker } from "./worker-protocol.js";
@@ -22,6 +22,7 @@ interface Job {
   storage: StorageDescriptor | undefined;
   signal: AbortSignal;
   movable: readonly boolean[];
+  models: ModelLookup | undefined;
   resolve(value: unknown): void;
   reject(err: Error): void;
 }
@@ -51,10 +52,21 @@ export class WorkerPool {
     storage: StorageDescriptor | undefined,
     signal: AbortSignal,
     movable: readonly boolean[] = [],
+    models?: ModelLookup,
   ): Promise<unknown> {
     if (this.#closed) return Promise.reject(new AvaError("UNAVAILABLE", "this worker executor is closed"));
     return new Promise((resolve, reject) => {
-      this.#queue.push({ id: this.#nextId++, module, task, storage, signal, movable, resolve, reject });
+      this.#queue.push({
+        id: this.#nextId++,
+        module,
+        task,
+        storage,
+        signal,
+        movable,
+        models,
+        resolve,
+        reject,
+      });
       this.#dispatch();
     });
   }
@@ -76,7 +88,7 @@ export class WorkerPool {
         const job = slot.job;
         if (!job || message.id !== job.id) return;
         slot.job = undefined;
-        if (message.ok) job.resolve(decodeValue(message.value));
+        if (message.ok) job.resolve(decodeValue(message.value, job.models));
         else job.reject(fromErrorInfo(message.error));
         this.#dispatch();
       },

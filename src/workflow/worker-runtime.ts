@@ -71,9 +71,14 @@ export function serveNodes(host: WorkerHost): void {
     running.set(id, abort);
     try {
       const flow = await workflowIn(module, task.workflowName);
+      abort.signal.throwIfAborted(); // cancelled while the module was loading
       const value = await invokeStep(
         flow.node(task.slug).step,
-        { ...task, args: task.args.map(decodeValue), input: decodeValue(task.input) },
+        {
+          ...task,
+          args: task.args.map((a) => decodeValue(a, flow.tableModels)),
+          input: decodeValue(task.input, flow.tableModels),
+        },
         { storage: storageFor(storage), signal: abort.signal },
       );
       const out = encodeValue(value, { move: true }); // the worker keeps nothing of a node's value

@@ -1,9 +1,12 @@
 // `ava.workflow({ name }, builder)`: builds the DAG once, at definition, so that cycles and duplicate slugs
 // are refused where the workflow is written. The same module imported in a worker builds the same DAG,
 // which is how a worker finds a node's function by its slug.
+import type { z } from "zod";
 import { AvaError } from "../errors.js";
+import type { BoundTableDeclaration } from "../table/declare.js";
 import { checkName } from "../util/names.js";
 import { Build, type Invocation } from "./build.js";
+import type { ModelLookup } from "./crossing.js";
 import { NodeFuture } from "./future.js";
 import { type RunHandle, type RunOptions, startRun } from "./run.js";
 
@@ -27,6 +30,7 @@ export class Workflow<T = unknown> {
   readonly nodes: readonly Invocation[];
   readonly #bySlug: ReadonlyMap<string, Invocation>;
   readonly #output: unknown;
+  #models: ModelLookup | undefined;
 
   constructor(
     readonly name: string,
@@ -36,6 +40,21 @@ export class Workflow<T = unknown> {
     this.nodes = build.topologicalOrder();
     this.#bySlug = new Map(this.nodes.map((n) => [n.slug, n]));
     this.#output = output;
+  }
+
+  /** The zod models of the tables its steps inject, by identifier (for AppendResults crossing workers). */
+  get tableModels(): ModelLookup {
+    if (!this.#models) {
+      const models = new Map<string, z.ZodObject>();
+      for (const n of this.nodes)
+        for (const v of Object.values(n.step.inject ?? {})) {
+          const decl = v as Partial<BoundTableDeclaration>;
+          if (decl?.kind === "avalanche.table" && decl.identifier && decl.schema?.zod)
+            models.set(decl.identifier, decl.schema.zod);
+        }
+      this.#models = (identifier) => models.get(identifier);
+    }
+    return this.#models;
   }
 
   node(slug: string): Invocation {

@@ -96,6 +96,18 @@ export function describeExecutor(name: string, target: ExecutorTarget): void {
       expect((await ava.getRun(storage, result.runId)).status).toBe("success");
     });
 
+    it("hands an AppendResult from one worker node to the next with its models", async () => {
+      const storage = await target.storage();
+      await (await flows.Docs.open({ storage })).push();
+      const { value } = await flows.appendFlow.run({ storage, executor: pool }).result();
+      expect(value).toEqual({
+        model: { id: 7, text: "hello" },
+        models: [{ id: 7, text: "hello" }],
+        rows: 1,
+        isResult: true,
+      });
+    });
+
     it("refuses memory storage inside a worker with a clear error", async () => {
       const err = (await expectAvaError(
         flows.notesFlow

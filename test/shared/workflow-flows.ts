@@ -31,6 +31,7 @@ export const diamond = ava.workflow({ name: "diamond" }, () => {
 
 const sleep = ava.step(
   async function sleep(ms: number, ctx: { ctx: ava.RunContext }) {
+    ctx.ctx.signal.throwIfAborted();
     await new Promise<void>((resolve, reject) => {
       const t = setTimeout(resolve, ms);
       ctx.ctx.signal.addEventListener("abort", () => {
@@ -146,3 +147,20 @@ const crash = ava.step(async function crash(ms: number) {
   return "survived";
 });
 export const crashing = ava.workflow({ name: "crashing" }, () => ({ crashed: crash(2000), other: inc(1) }));
+
+/** An AppendResult handed from one node to the next (across workers), its models intact. */
+const appendOne = ava.step(
+  async function append_one(text: string, inj: { notes: ava.Table }) {
+    return inj.notes.append([{ id: 7, text }]);
+  },
+  { inject: { notes: Docs.tables.notes } },
+);
+const readBack = ava.step(async function read_back(res: ava.AppendResult<{ id: number; text: string }>) {
+  return {
+    model: res.one(),
+    models: res.toModels(),
+    rows: res.rowCount,
+    isResult: res instanceof ava.AppendResult,
+  };
+});
+export const appendFlow = ava.workflow({ name: "append-result" }, () => readBack(appendOne("hello")));

@@ -24,6 +24,15 @@ describe("building a workflow", () => {
     expect(math.nodes.map((n) => n.nodeId)).toEqual(["inc_0", "inc_1", "add_2"]);
     expect([...math.node("add").after].map((n) => n.slug).sort()).toEqual(["inc", "inc_2"]);
     expect(math.node("inc").step.role).toBe("step");
+    const load = ava.source(async function load() {
+      return 1;
+    });
+    const send = ava.dest(async function send(_x: number) {});
+    const etl = ava.workflow({ name: "etl" }, () => send(load()));
+    expect(etl.nodes.map((n) => [n.slug, n.step.role])).toEqual([
+      ["load", "source"],
+      ["send", "dest"],
+    ]);
   });
 
   it("refuses cycles made by ordering edges, naming the slugs", () => {

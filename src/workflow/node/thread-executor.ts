@@ -52,9 +52,9 @@ export function workerExecutor({ module, size = availableParallelism() }: Worker
   let pool: WorkerPool | undefined;
   return {
     concurrency: size,
-    runNode({ storage }, task, signal, movable) {
+    runNode({ storage, workflow }, task, signal, movable) {
       pool ??= new WorkerPool(size, () => threadPort(spawnThread()));
-      return pool.run(url, task, storage?.descriptor, signal, movable);
+      return pool.run(url, task, storage?.descriptor, signal, movable, workflow.tableModels);
     },
     async close() {
       pool?.close();

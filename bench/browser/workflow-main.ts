@@ -1,0 +1,36 @@
+// The workflow bench page: a 1,000-node chain and fan-out of no-op steps, inline and in 4 Web Workers,
+// beside direct calls; and handing a 1k-row and a 1M-row Arrow table from one Worker node to the next.
+import * as ava from "../../src/index.js";
+import { chain, fanOut, handoff1k, handoff1m, NODES, noopFn } from "../workflow-flows.js";
+import { report, timed } from "./report.js";
+
+const RUNS = 5;
+
+await report(async () => {
+  const pool = ava.workerExecutor({ module: new URL("../workflow-flows.ts", import.meta.url).href, size: 4 });
+  try {
+    await chain.run({ executor: pool }).result(); // start the Workers and warm both paths
+    await chain.run().result();
+    const timings: Record<string, number[]> = {};
+    timings.direct = await timed(RUNS, async () => {
+      let x = 0;
+      for (let i = 0; i < NODES; i++) x = await noopFn(x);
+    });
+    timings.chainInline = await timed(RUNS, () => chain.run().result());
+    timings.chainWorkers = await timed(RUNS, () => chain.run({ executor: pool }).result());
+    timings.fanInline = await timed(RUNS, () => fanOut.run().result());
+    timings.fanWorkers = await timed(RUNS, () => fanOut.run({ executor: pool }).result());
+    const handover = async (flow: typeof handoff1k) => {
+      const out: number[] = [];
+      for (let i = 0; i < RUNS; i++)
+        out.push((await flow.run({ executor: pool }).result()).nodes.count_rows!.durationMs!);
+      return out;
+    };
+    await handoff1m.run({ executor: pool }).result();
+    timings.handoff1k = await handover(handoff1k);
+    timings.handoff1m = await handover(handoff1m);
+    return timings;
+  } finally {
+    await pool.close();
+  }
+});
