@@ -135,7 +135,7 @@ export class ContainerReader {
           `block at byte ${offset} claims ${count} records, more than it could hold`,
         );
       }
-      const data = r.fixed(size, "block data").slice();
+      const data = r.fixed(size, "block data"); // a view: appended chunks are never written to again
       const syncAt = r.pos;
       const sync = r.fixed(16, "sync marker");
       if (!header.sync.every((b, i) => sync[i] === b)) {

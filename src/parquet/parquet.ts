@@ -45,7 +45,7 @@ export async function encodeParquet(
     lz4_raw: pq.Compression.LZ4_RAW,
     zstd: pq.Compression.ZSTD,
   }[compression];
-  const props = new pq.WriterPropertiesBuilder().setCompression(codec).setCreatedBy("avalanche-web").build();
+  const props = writerProperties(pq, table.schema, codec);
   if (table.numRows <= SLICE_ROWS) return pq.writeParquet(toWasm(pq, await ipcChunks(table)), props);
   let at = 0;
   const batches = new ReadableStream({
@@ -61,6 +61,27 @@ export async function encodeParquet(
   for await (const chunk of (await pq.transformParquetStream(batches, props)) as ReadableStream<Uint8Array>)
     chunks.push(chunk);
   return concatBytes(chunks);
+}
+
+/**
+ * Dictionary pages only for top-level string columns, where repeats are the rule (channels, tags, names);
+ * on numbers every value was hashed until the dictionary overflowed, which doubled the encode time of a
+ * telemetry table for no gain. 64-bit integers and timestamps are delta-encoded: sorted or slowly moving
+ * series (time above all) shrink to a few bits a value.
+ */
+function writerProperties(pq: ParquetWasm, schema: A.Schema, codec: number) {
+  let builder = new pq.WriterPropertiesBuilder()
+    .setCompression(codec)
+    .setCreatedBy("avalanche-web")
+    .setDictionaryEnabled(false);
+  for (const field of schema.fields) {
+    const type = field.type;
+    if (A.DataType.isUtf8(type) || A.DataType.isBinary(type) || A.DataType.isDictionary(type))
+      builder = builder.setColumnDictionaryEnabled(field.name, true);
+    else if ((A.DataType.isInt(type) && type.bitWidth === 64) || A.DataType.isTimestamp(type))
+      builder = builder.setColumnEncoding(field.name, pq.Encoding.DELTA_BINARY_PACKED);
+  }
+  return builder.build();
 }
 
 /** A table's Arrow IPC stream, in the writer's chunks (apache-arrow's own join was about 3× slower). */
