@@ -239,3 +239,48 @@ describe("bad Avro files are AvaErrors naming the problem", () => {
     }
   });
 });
+
+describe("the long hot loops", () => {
+  it("write and read every kind of 64-bit timestamp exactly as the one-at-a-time codec does", async () => {
+    const { ByteReader, ByteWriter } = await import("../../src/avro/binary.js");
+    const edges = [
+      0n,
+      1n,
+      -1n,
+      63n,
+      64n,
+      -64n,
+      -65n,
+      2n ** 31n,
+      -(2n ** 31n),
+      2n ** 32n,
+      2n ** 35n - 1n,
+      2n ** 35n,
+    ];
+    edges.push(
+      2n ** 62n,
+      -(2n ** 62n),
+      2n ** 63n - 1n,
+      -(2n ** 63n),
+      1_757_500_000_000_000_000n,
+      -1_757_500_000_000_000_000n,
+    );
+    let seed = 5n;
+    for (let i = 0; i < 500; i++) {
+      seed = (seed * 6364136223846793005n + 1442695040888963407n) & (2n ** 64n - 1n);
+      edges.push(BigInt.asIntN(64, seed >> BigInt(i % 60)));
+    }
+    const values = BigInt64Array.from(edges);
+    const fast = new ByteWriter();
+    fast.longsFromWords(new Int32Array(values.buffer), values.length);
+    const slow = new ByteWriter();
+    for (const v of values) slow.long(v);
+    expect(Array.from(fast.view())).toEqual(Array.from(slow.view()));
+
+    const back = new BigInt64Array(values.length);
+    const reader = new ByteReader(fast.view().slice());
+    reader.longsInto(new Int32Array(back.buffer), 0, values.length);
+    expect(Array.from(back)).toEqual(Array.from(values));
+    expect(reader.remaining).toBe(0);
+  });
+});
