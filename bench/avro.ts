@@ -193,18 +193,30 @@ export async function benchAvro(): Promise<void> {
     table,
   );
 
-  // The same in Chromium. avsc's BlockEncoder/BlockDecoder need Node's stream, buffer and util in a
-  // browser (see TOOLCHAIN.md), so there the peer is ours in Node, from the table above.
+  // The same in Chromium. avsc's BlockEncoder/BlockDecoder need Node's streams in a browser (TOOLCHAIN.md);
+  // its record codec (Type.toBuffer/fromBuffer) is the peer there, beside ours in Node.
   const t = await runBenchPage("avro.html");
   const browserRows: Row[] = [];
   for (const key of [...ava.avro.CODECS.flatMap((c) => [`write_${c}`, `read_${c}`]), "ingest"]) {
+    const peer = key === "write_null" ? t.avsc_write : key === "read_null" ? t.avsc_read : undefined;
     browserRows.push({
       case:
         key === "ingest" ? "ingest into a browserStorage table (OPFS)" : `ours: ${key.replace("_", ", ")}`,
       median_ms: median(t[key]!),
       rate: rate(POINTS, median(t[key]!), "points"),
-      ratio: ratio(median(t[key]!), nodeMedians[key]!),
-      note: "ratio = time × ours in Node",
+      ratio: peer ? ratio(median(peer), median(t[key]!)) : "",
+      note: `${peer ? "ratio = × avsc; " : ""}time ${ratio(median(t[key]!), nodeMedians[key]!)} ours in Node`,
+    });
+  }
+  for (const [key, label] of [
+    ["avsc_write", "avsc Type.toBuffer, record by record (BigInt longs)"],
+    ["avsc_read", "avsc Type.fromBuffer, record by record (BigInt longs)"],
+  ] as const) {
+    browserRows.push({
+      case: label,
+      median_ms: median(t[key]!),
+      rate: rate(POINTS, median(t[key]!), "points"),
+      note: "one run",
     });
   }
   printTable(

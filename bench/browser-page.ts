@@ -14,8 +14,17 @@ export async function runBenchPage(page: string): Promise<Timings> {
     root,
     logLevel: "error",
     server: { port: 0, host: "127.0.0.1", fs: { allow: [fileURLToPath(new URL("..", import.meta.url))] } },
+    // The avsc peer's browser entry requires Node's `buffer` and `util`: their npm packages stand in.
+    resolve: { alias: { buffer: "buffer/", util: "util/" } },
     optimizeDeps: {
-      include: ["apache-arrow", "idb", "zod", "@duckdb/duckdb-wasm"],
+      include: [
+        "apache-arrow",
+        "idb",
+        "zod",
+        "@duckdb/duckdb-wasm",
+        "avsc/etc/browser/avsc-types.js",
+        "buffer",
+      ],
       exclude: ["parquet-wasm"],
     },
   });

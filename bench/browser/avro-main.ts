@@ -3,6 +3,7 @@
 import * as ava from "../../src/index.js";
 import { ulid } from "../../src/util/ids.js";
 import { avroRecords, POINTS, RECORDS } from "../avro-data.js";
+import { avscStreamType } from "./avsc-peer.js";
 import { report, timed } from "./report.js";
 
 await report(async () => {
@@ -22,6 +23,24 @@ await report(async () => {
       if (n !== POINTS) throw new Error("read lost points");
     });
     if (codec === "null") {
+      // avsc beside it: the same records, one at a time through its record codec.
+      const type = await avscStreamType(ava.avro.AVRO_STREAM_SCHEMA);
+      const peerRecords = records.map((r) => ({
+        channel: r.channel,
+        timestamps: Array.from(r.timestamps),
+        values: Array.from(r.values.values as Float64Array, (v) => ({ double: v })),
+        tags: r.tags,
+      }));
+      let encoded: Uint8Array[] = [];
+      timings.avsc_write = await timed(1, async () => {
+        encoded = peerRecords.map((r) => type.toBuffer(r));
+      });
+      timings.avsc_read = await timed(1, async () => {
+        let n = 0;
+        for (const b of encoded) n += type.fromBuffer(b).values.length;
+        if (n !== POINTS) throw new Error("avsc lost points");
+      });
+      encoded = [];
       const Telemetry = ava.defineNamespace({
         name: "telemetry",
         tables: { points: ava.table({ schema: ava.avro.avroStreamArrowSchema }) },

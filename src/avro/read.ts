@@ -5,6 +5,7 @@ import { AvaError } from "../errors.js";
 import { ByteReader } from "./binary.js";
 import { type AvroCodec, checkCodec, decompress } from "./codecs.js";
 import { type ContainerLimits, ContainerReader, DEFAULT_MAX_BLOCK_BYTES } from "./container.js";
+import { TypedArena } from "./arena.js";
 import { type AvroStreamRecord, readRecord } from "./record.js";
 import { resolveStreamSchema, type StreamSchema } from "./schema.js";
 
@@ -76,6 +77,7 @@ export async function openAvroStream(source: AvroSource, options: ReadOptions = 
   const codec = checkCodec(text("avro.codec") ?? "null", "the file's header");
 
   let blocksRead = 0;
+  const arena = new TypedArena();
   async function* records(): AsyncGenerator<AvroStreamRecord> {
     for (;;) {
       const block = container.nextBlock();
@@ -96,7 +98,7 @@ export async function openAvroStream(source: AvroSource, options: ReadOptions = 
       const r = new ByteReader(data, codec === "null" ? block.offset : 0);
       for (let i = 0; i < block.count; i++) {
         try {
-          yield readRecord(r, schema.branches);
+          yield readRecord(r, schema.branches, arena);
         } catch (err) {
           if (codec !== "null" && (err as AvaError).code === "AVRO_CORRUPT") {
             throw new AvaError(

@@ -1,6 +1,7 @@
 // One io.nominal.ingest.AvroStream record <-> bytes. Values of one kind decode straight into typed arrays
 // (Float64Array, BigInt64Array); a record whose values mix kinds (valid Avro, if not what Nominal writes)
 // keeps them as tagged values. Lengths are checked: timestamps and values must pair up.
+import { TypedArena } from "./arena.js";
 import type { ByteReader, ByteWriter } from "./binary.js";
 import type { ValueKind } from "./schema.js";
 
@@ -31,14 +32,14 @@ export function valueCount(v: RecordValues): number {
   return v.values.length;
 }
 
-function readLongs(r: ByteReader, what: string): BigInt64Array {
-  let out = new BigInt64Array(0);
+function readLongs(r: ByteReader, what: string, arena: TypedArena): BigInt64Array {
+  let out: BigInt64Array = new BigInt64Array(0);
   for (let n = r.blockCount(what, 1); n > 0; n = r.blockCount(what, 1)) {
     const start = out.length;
-    const grown = new BigInt64Array(start + n);
+    const grown = arena.longs(start + n); // one block, the usual case: no copy
     grown.set(out);
     out = grown;
-    r.longsInto(new Int32Array(out.buffer), start, n);
+    r.longsInto(new Int32Array(out.buffer, out.byteOffset, out.length * 2), start, n);
   }
   return out;
 }
@@ -101,7 +102,7 @@ function pack(items: AvroValue[]): RecordValues {
   }
 }
 
-function readValues(r: ByteReader, branches: readonly ValueKind[]): RecordValues {
+function readValues(r: ByteReader, branches: readonly ValueKind[], arena: TypedArena): RecordValues {
   // Fast path: doubles, the common case, go straight into a Float64Array.
   const items: AvroValue[] = [];
   let doubles: Float64Array | undefined;
@@ -111,7 +112,7 @@ function readValues(r: ByteReader, branches: readonly ValueKind[]): RecordValues
     for (let i = 0; i < n; i++) {
       if (doubleBranch >= 0 && items.length === 0) {
         if (!doubles || nDoubles + (n - i) > doubles.length) {
-          const grown = new Float64Array(Math.max(16, nDoubles * 2, nDoubles + (n - i)));
+          const grown = arena.doubles(nDoubles + (n - i));
           if (doubles) grown.set(doubles.subarray(0, nDoubles));
           doubles = grown;
         }
@@ -143,7 +144,7 @@ function readValues(r: ByteReader, branches: readonly ValueKind[]): RecordValues
       items.push(readValue(r, kind));
     }
   }
-  if (doubles) return { kind: "double", values: doubles.slice(0, nDoubles) };
+  if (doubles) return { kind: "double", values: doubles.subarray(0, nDoubles) };
   return pack(items);
 }
 
@@ -158,11 +159,15 @@ function readTags(r: ByteReader): Record<string, string> {
   return tags;
 }
 
-export function readRecord(r: ByteReader, branches: readonly ValueKind[]): AvroStreamRecord {
+export function readRecord(
+  r: ByteReader,
+  branches: readonly ValueKind[],
+  arena: TypedArena = new TypedArena(),
+): AvroStreamRecord {
   const start = r.pos;
   const channel = r.string("channel");
-  const timestamps = readLongs(r, "timestamps");
-  const values = readValues(r, branches);
+  const timestamps = readLongs(r, "timestamps", arena);
+  const values = readValues(r, branches, arena);
   const tags = readTags(r);
   if (timestamps.length !== valueCount(values)) {
     throw r.corrupt(

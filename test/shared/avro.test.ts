@@ -284,3 +284,27 @@ describe("the long hot loops", () => {
     expect(reader.remaining).toBe(0);
   });
 });
+
+describe("decoded records", () => {
+  it("share arena buffers without overlapping: each record's arrays are its own range", async () => {
+    const { encodeAvroStream, readAvroStream } = await import("../../src/avro.js");
+    const records = Array.from({ length: 200 }, (_, r) => ({
+      channel: `c${r}`,
+      timestamps: BigInt64Array.from({ length: 500 }, (_, i) => BigInt(r * 1000 + i)),
+      values: { kind: "double" as const, values: Float64Array.from({ length: 500 }, (_, i) => r + i / 1000) },
+      tags: {},
+    }));
+    const back = await readAvroStream(await encodeAvroStream(records, { codec: "null" }));
+    for (const rec of back) {
+      rec.timestamps.fill(-1n);
+      (rec.values.values as Float64Array).fill(-1);
+    }
+    const again = await readAvroStream(await encodeAvroStream(records, { codec: "null" }));
+    expect(again.map((r) => r.timestamps[499])).toEqual(records.map((r) => r.timestamps[499]));
+    // filling each record's arrays touched only its own points
+    expect(back.every((r) => r.timestamps.length === 500 && r.timestamps.every((t) => t === -1n))).toBe(true);
+    const fresh = await readAvroStream(await encodeAvroStream(records.slice(0, 2), { codec: "null" }));
+    fresh[0]!.timestamps.fill(7n);
+    expect(Array.from(fresh[1]!.timestamps.subarray(0, 3))).toEqual([1000n, 1001n, 1002n]);
+  });
+});
