@@ -68,6 +68,18 @@ function* points(rec: AvroStreamRecord): Generator<AvroValue> {
   else for (const value of v.values as Iterable<unknown>) yield { kind: v.kind, value } as AvroValue;
 }
 
+/** Sets bits [from, to) of a validity bitmap: whole bytes at once between the partial ends. */
+function setBits(bitmap: Uint8Array, from: number, to: number): void {
+  let k = from;
+  for (; k < to && (k & 7) !== 0; k++) bitmap[k >> 3]! |= 1 << (k & 7);
+  const wholeEnd = to & ~7;
+  if (k < wholeEnd) {
+    bitmap.fill(0xff, k >> 3, wholeEnd >> 3);
+    k = wholeEnd;
+  }
+  for (; k < to; k++) bitmap[k >> 3]! |= 1 << (k & 7);
+}
+
 /**
  * Points per record batch of the long table. Bounded batches let the Parquet encoder take the table a
  * batch at a time; one batch of a whole file made Arrow's IPC writer re-copy every null bitmap per slice.
@@ -149,7 +161,7 @@ function recordsToBatch(list: AvroStreamRecord[], { mapTime, fill }: BatchOption
     const v = rec.values;
     if (v.kind === "double") {
       doubles.set(v.values, row);
-      for (let k = row; k < row + v.values.length; k++) isDouble[k >> 3]! |= 1 << (k & 7);
+      setBits(isDouble, row, row + v.values.length);
       nDouble += v.values.length;
       row += v.values.length;
       continue;

@@ -108,10 +108,16 @@ function utf8Bounds(data: A.Data): Bounds {
   let x0 = 0;
   let x1 = 0;
   const all = data.nullCount === 0;
+  let p0 = 0;
+  let p1 = -1;
   for (let i = 0; i < data.length; i++) {
     if (!all && !valid(data, i)) continue;
     const s = offsets[data.offset + i]!;
     const e = offsets[data.offset + i + 1]!;
+    // Runs of one value (a channel, a tag set) are the rule: a row equal to the last one cannot move a bound.
+    if (e - s === p1 - p0 && compareBytes(bytes, s, e, p0, p1) === 0) continue;
+    p0 = s;
+    p1 = e;
     if (minI < 0 || compareBytes(bytes, s, e, m0, m1) < 0) [minI, m0, m1] = [i, s, e];
     if (maxI < 0 || compareBytes(bytes, s, e, x0, x1) > 0) [maxI, x0, x1] = [i, s, e];
   }

@@ -113,6 +113,28 @@ describe("table.appendAvroStream", () => {
     expect(records[1]!.timestamps[0]).toBe(1000n);
   });
 
+  it("marks exactly the double rows valid when records of odd lengths interleave kinds", async () => {
+    const lengths = [3, 13, 21, 8, 1, 17];
+    let t = 0n;
+    const records = lengths.map((n, r) => ({
+      channel: `c${r}`,
+      timestamps: BigInt64Array.from({ length: n }, () => t++),
+      values:
+        r === 3
+          ? { kind: "long" as const, values: BigInt64Array.from({ length: n }, (_, i) => BigInt(i)) }
+          : { kind: "double" as const, values: Float64Array.from({ length: n }, (_, i) => i + 0.5) },
+      tags: {},
+    }));
+    const table = ava.avro.recordsToArrow(records);
+    const expected = records.flatMap((rec) =>
+      Array.from(rec.values.values as ArrayLike<unknown>, (v) => (rec.values.kind === "double" ? v : null)),
+    );
+    expect(table.getChild("double")!.toArray().length).toBe(expected.length);
+    expect(Array.from({ length: expected.length }, (_, i) => table.getChild("double")!.get(i))).toEqual(
+      expected,
+    );
+  });
+
   it("reads timestamps in the declared unit, as epoch or relative to a start", async () => {
     const ns = await Telemetry.open({ storage: ava.memoryStorage() });
     await ns.push();
