@@ -314,6 +314,24 @@ export class ByteWriter {
     this.bytesField(encoder.encode(s));
   }
 
+  /** Leaves `n` bytes to be filled or closed up later by `closeGap` (reserves them now). */
+  skip(n: number): void {
+    this.#reserve(n);
+    this.length += n;
+  }
+
+  /**
+   * Writes `prefix` at `at`, at the start of a `gap`-byte hole left by skip(), and moves what follows the
+   * hole back to meet it: a block's byte count is known only after its records are written.
+   */
+  closeGap(at: number, gap: number, prefix: Uint8Array): void {
+    if (prefix.length > gap)
+      throw new RangeError(`a ${prefix.length}-byte prefix does not fit a ${gap}-byte gap`);
+    this.#buf.set(prefix, at);
+    this.#buf.copyWithin(at + prefix.length, at + gap, this.length);
+    this.length -= gap - prefix.length;
+  }
+
   /** The bytes written so far (a view: copy before writing more if kept). */
   view(): Uint8Array {
     return this.#buf.subarray(0, this.length);

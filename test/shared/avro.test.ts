@@ -308,3 +308,26 @@ describe("decoded records", () => {
     expect(Array.from(fresh[1]!.timestamps.subarray(0, 3))).toEqual([1000n, 1001n, 1002n]);
   });
 });
+
+describe("encodeAvroStream inputs", () => {
+  it("gives the same records from an array (sized up front) and from a generator (grown)", async () => {
+    const { encodeAvroStream, readAvroStream } = await import("../../src/avro.js");
+    const make = (r: number) => ({
+      channel: `c${r % 3}`,
+      timestamps: BigInt64Array.from({ length: 100 + r }, (_, i) => BigInt(r * 1000 + i)),
+      values: { kind: "double" as const, values: Float64Array.from({ length: 100 + r }, (_, i) => i / 7) },
+      tags: { r: String(r) },
+    });
+    const array = Array.from({ length: 300 }, (_, r) => make(r));
+    function* generate() {
+      for (let r = 0; r < 300; r++) yield make(r);
+    }
+    for (const codec of ["null", "deflate", "snappy"] as const) {
+      const a = await readAvroStream(await encodeAvroStream(array, { codec, recordsPerBlock: 7 }));
+      const g = await readAvroStream(await encodeAvroStream(generate(), { codec, recordsPerBlock: 7 }));
+      expect(g).toEqual(a);
+      expect(a.map((r) => r.tags.r)).toEqual(array.map((r) => r.tags.r));
+      expect(Array.from(a[299]!.timestamps.subarray(-2))).toEqual([299_397n, 299_398n]);
+    }
+  });
+});
