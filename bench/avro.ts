@@ -8,6 +8,7 @@ import { PassThrough } from "node:stream";
 import avsc from "avsc";
 import * as ava from "../src/node.js";
 import { avroRecords, POINTS, RECORDS } from "./avro-data.js";
+import { bigintLongHooks } from "./avsc-long.js";
 import { runBenchPage } from "./browser-page.js";
 import { median, printTable, type Row, rate, ratio, repeat } from "./lib.js";
 
@@ -15,18 +16,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const makeRecords = avroRecords;
 
 // avsc's documented way to decode longs as BigInt.
-const bigintLong = avsc.types.LongType.__with({
-  fromBuffer: (buf: Buffer) => buf.readBigInt64LE(),
-  toBuffer: (n: bigint) => {
-    const buf = Buffer.alloc(8);
-    buf.writeBigInt64LE(n);
-    return buf;
-  },
-  fromJSON: BigInt,
-  toJSON: Number,
-  isValid: (n: unknown) => typeof n === "bigint",
-  compare: (a: bigint, b: bigint) => (a === b ? 0 : a < b ? -1 : 1),
-});
+const bigintLong = avsc.types.LongType.__with(bigintLongHooks(Buffer));
 
 async function avscWrite(type: avsc.Type, records: unknown[], codec: string): Promise<Buffer> {
   const encoder = new avsc.streams.BlockEncoder(type, { codec });

@@ -36,3 +36,18 @@ const countRows = ava.step(async function count_rows(t: A.Table) {
 /** An Arrow table made in one worker node and handed to the next. */
 export const handoff1k = ava.workflow({ name: "bench-handoff-1k" }, () => countRows(makeTable(1_000)));
 export const handoff1m = ava.workflow({ name: "bench-handoff-1m" }, () => countRows(makeTable(1_000_000)));
+
+/**
+ * The hand-over of a table as the scheduler times the count_rows node: the table goes from the main thread
+ * into its worker and is counted there (making it is the make_table node's time, not counted).
+ */
+export async function handoverTimes(
+  flow: typeof handoff1k,
+  executor: ava.Executor,
+  runs: number,
+): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < runs; i++)
+    out.push((await flow.run({ executor }).result()).nodes.count_rows!.durationMs!);
+  return out;
+}

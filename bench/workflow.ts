@@ -4,7 +4,7 @@
 import * as ava from "../src/node.js";
 import { runBenchPage } from "./browser-page.js";
 import { median, printTable, ratio, repeat } from "./lib.js";
-import { chain, fanOut, handoff1k, handoff1m, NODES, noopFn } from "./workflow-flows.js";
+import { chain, fanOut, handoff1k, handoff1m, handoverTimes, NODES, noopFn } from "./workflow-flows.js";
 
 const RUNS = 5;
 
@@ -46,17 +46,9 @@ export async function benchWorkflow(): Promise<void> {
       median_ms: median(direct),
       ratio: "1.00×",
     });
-    // The hand-over is the count_rows node as the scheduler times it: the table goes from the main thread
-    // into its worker and is counted there (making the table is the make_table node's time, not counted).
-    const handover = async (flow: typeof handoff1k) => {
-      const out: number[] = [];
-      for (let i = 0; i < RUNS; i++)
-        out.push((await flow.run({ executor: pool }).result()).nodes.count_rows!.durationMs!);
-      return out;
-    };
     await handoff1m.run({ executor: pool }).result();
-    const small = await handover(handoff1k);
-    const large = await handover(handoff1m);
+    const small = await handoverTimes(handoff1k, pool, RUNS);
+    const large = await handoverTimes(handoff1m, pool, RUNS);
     rows.push(
       { case: "hand a 1k-row table to a node in another thread", median_ms: median(small), ratio: "1.00×" },
       {

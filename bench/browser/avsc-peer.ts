@@ -3,6 +3,7 @@
 // `process` for util. So the peer here is avsc's own record codec — Type.toBuffer / Type.fromBuffer with
 // BigInt longs, one record at a time — the generic path a browser app would otherwise take.
 import { Buffer } from "buffer";
+import { bigintLongHooks } from "../avsc-long.js";
 
 type AvscType = { toBuffer(v: unknown): Uint8Array; fromBuffer(b: Uint8Array): { values: unknown[] } };
 
@@ -12,17 +13,6 @@ export async function avscStreamType(schema: unknown): Promise<AvscType> {
     Type: { forSchema(s: unknown, o: unknown): AvscType };
     types: { LongType: { __with(h: unknown): unknown } };
   };
-  const longType = avsc.types.LongType.__with({
-    fromBuffer: (buf: Buffer) => buf.readBigInt64LE(),
-    toBuffer: (n: bigint) => {
-      const buf = Buffer.alloc(8);
-      buf.writeBigInt64LE(n);
-      return buf;
-    },
-    fromJSON: BigInt,
-    toJSON: Number,
-    isValid: (n: unknown) => typeof n === "bigint",
-    compare: (a: bigint, b: bigint) => (a === b ? 0 : a < b ? -1 : 1),
-  });
+  const longType = avsc.types.LongType.__with(bigintLongHooks(Buffer));
   return avsc.Type.forSchema(schema, { registry: { long: longType } });
 }

@@ -1,7 +1,7 @@
 // The workflow bench page: a 1,000-node chain and fan-out of no-op steps, inline and in 4 Web Workers,
 // beside direct calls; and handing a 1k-row and a 1M-row Arrow table from one Worker node to the next.
 import * as ava from "../../src/index.js";
-import { chain, fanOut, handoff1k, handoff1m, NODES, noopFn } from "../workflow-flows.js";
+import { chain, fanOut, handoff1k, handoff1m, handoverTimes, NODES, noopFn } from "../workflow-flows.js";
 import { report, timed } from "./report.js";
 
 const RUNS = 5;
@@ -20,15 +20,9 @@ await report(async () => {
     timings.chainWorkers = await timed(RUNS, () => chain.run({ executor: pool }).result());
     timings.fanInline = await timed(RUNS, () => fanOut.run().result());
     timings.fanWorkers = await timed(RUNS, () => fanOut.run({ executor: pool }).result());
-    const handover = async (flow: typeof handoff1k) => {
-      const out: number[] = [];
-      for (let i = 0; i < RUNS; i++)
-        out.push((await flow.run({ executor: pool }).result()).nodes.count_rows!.durationMs!);
-      return out;
-    };
     await handoff1m.run({ executor: pool }).result();
-    timings.handoff1k = await handover(handoff1k);
-    timings.handoff1m = await handover(handoff1m);
+    timings.handoff1k = await handoverTimes(handoff1k, pool, RUNS);
+    timings.handoff1m = await handoverTimes(handoff1m, pool, RUNS);
     return timings;
   } finally {
     await pool.close();
