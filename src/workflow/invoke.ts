@@ -7,6 +7,7 @@ import type { Storage } from "../storage/types.js";
 import type { BoundTableDeclaration } from "../table/declare.js";
 import { Table } from "../table/table.js";
 import { isRunContextMarker, isRunInputMarker, type RunContext } from "./context.js";
+import { isStreamProvider, resolveProvider } from "./providers.js";
 import type { StepDefinition } from "./step.js";
 
 /** Everything a node needs to run, as plain data (it crosses into workers). */
@@ -17,6 +18,8 @@ export interface NodeTask {
   slug: string;
   nodeId: string;
   nodeName: string;
+  /** Slugs of the nodes this one waits for: whose rows its streams read. */
+  upstream: string[];
   args: unknown[];
   input: unknown;
   metadata: Record<string, unknown>;
@@ -26,12 +29,12 @@ function isTableDeclaration(v: unknown): v is BoundTableDeclaration {
   return typeof v === "object" && v !== null && (v as { kind?: unknown }).kind === "avalanche.table";
 }
 
-function resolveInject(
+async function resolveInject(
   step: StepDefinition,
   task: NodeTask,
   context: RunContext,
   storage: Storage | undefined,
-): Record<string, unknown> {
+): Promise<Record<string, unknown>> {
   const provenance: RunProvenance = {
     runId: task.runId,
     workflowName: task.workflowName,
@@ -43,7 +46,8 @@ function resolveInject(
   };
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(step.inject ?? {})) {
-    if (isRunContextMarker(value)) out[key] = context;
+    if (isStreamProvider(value)) out[key] = await resolveProvider(value, task, task.args, storage);
+    else if (isRunContextMarker(value)) out[key] = context;
     else if (isRunInputMarker(value)) out[key] = task.input;
     else if (isTableDeclaration(value)) {
       if (!("identifier" in value))
@@ -76,7 +80,7 @@ export async function invokeStep(
     metadata: task.metadata,
     signal,
   };
-  const args = step.inject ? [...task.args, resolveInject(step, task, context, storage)] : task.args;
+  const args = step.inject ? [...task.args, await resolveInject(step, task, context, storage)] : task.args;
   const value = await (step.fn as (...a: unknown[]) => unknown)(...args);
   if (step.numReturns > 1 && !(Array.isArray(value) && value.length === step.numReturns)) {
     throw new AvaError(

@@ -202,6 +202,7 @@ export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHand
           slug: node.slug,
           nodeId: node.nodeId,
           nodeName: node.step.name,
+          upstream: [...node.after].map((n) => n.slug),
           args: node.args.map((a) =>
             a.kind === "const" ? a.value : pick(values.get(byIndex.get(a.node)!), a.index),
           ),

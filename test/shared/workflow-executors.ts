@@ -108,6 +108,15 @@ export function describeExecutor(name: string, target: ExecutorTarget): void {
       });
     });
 
+    it("resolves streams inside the worker, and an AppendResult passed from a worker node", async () => {
+      const storage = await target.storage();
+      await (await flows.Docs.open({ storage })).push();
+      const { value } = await flows.streamFlow.run({ storage, executor: pool }).result();
+      expect(value).toEqual({ rows: 3, texts: ["p0", "p1", "p2"], slugs: ["produce"] });
+      const passed = await flows.passthrough.run({ storage, executor: pool }).result();
+      expect(passed.value).toMatchObject({ rows: 2, same: true }); // the stream is the AppendResult's own table
+    });
+
     it("refuses memory storage inside a worker with a clear error", async () => {
       const err = (await expectAvaError(
         flows.notesFlow

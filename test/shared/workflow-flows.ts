@@ -95,7 +95,10 @@ export const arrowFlow = ava.workflow({ name: "arrow" }, () => sumTable(makeTabl
 /** Tables injected into a node: rows appended inside a run carry its provenance. */
 export const Docs = ava.defineNamespace({
   name: "wfdocs",
-  tables: { notes: ava.table({ schema: z.object({ id: z.int(), text: z.string() }) }) },
+  tables: {
+    notes: ava.table({ schema: z.object({ id: z.int(), text: z.string() }) }),
+    plain: ava.table({ schema: z.object({ k: z.string() }), rowLineage: false }),
+  },
 });
 const writeNotes = ava.step(
   async function write_notes(
@@ -164,3 +167,69 @@ const readBack = ava.step(async function read_back(res: ava.AppendResult<{ id: n
   };
 });
 export const appendFlow = ava.workflow({ name: "append-result" }, () => readBack(appendOne("hello")));
+
+/** Streams: `produce` appends rows that `consume` reads back; `other_writer` is not upstream of it. */
+const produce = ava.step(
+  async function produce(n: number, inj: { notes: ava.Table }) {
+    await inj.notes.append(Array.from({ length: n }, (_, i) => ({ id: i, text: `p${i}` })));
+    return n;
+  },
+  { inject: { notes: Docs.tables.notes } },
+);
+const otherWriter = ava.step(
+  async function other_writer(inj: { notes: ava.Table }) {
+    await inj.notes.append([{ id: 99, text: "not upstream" }]);
+  },
+  { inject: { notes: Docs.tables.notes } },
+);
+const consume = ava.step(
+  async function consume(_n: number, inj: { rows: A.Table; models: { id: number; text: string }[] }) {
+    return {
+      rows: inj.rows.numRows,
+      texts: inj.models.map((m) => m.text).sort(),
+      slugs: [...new Set(inj.rows.getChild("_ava_node_slug")!.toArray() as string[])],
+    };
+  },
+  { inject: { rows: ava.stream(Docs.tables.notes), models: ava.modelStream.all(Docs.tables.notes) } },
+);
+export const streamFlow = ava.workflow({ name: "stream" }, () => {
+  const p = produce(3);
+  otherWriter();
+  return consume(p);
+});
+
+/** modelStream.one over three rows: a cardinality error naming workflow, run and node. */
+const onlyOne = ava.step(
+  async function only_one(_n: number, inj: { note: unknown }) {
+    return inj.note;
+  },
+  { inject: { note: ava.modelStream.one(Docs.tables.notes) } },
+);
+export const tooMany = ava.workflow({ name: "too-many" }, () => onlyOne(produce(3)));
+
+/** An AppendResult from upstream is the stream, with no storage read. */
+const appendTwo = ava.step(
+  async function append_two(inj: { notes: ava.Table }) {
+    return inj.notes.append([
+      { id: 1, text: "a" },
+      { id: 2, text: "b" },
+    ]);
+  },
+  { inject: { notes: Docs.tables.notes } },
+);
+const viaResult = ava.step(
+  async function via_result(res: ava.AppendResult<unknown>, inj: { rows: A.Table; one: unknown }) {
+    return { rows: inj.rows.numRows, same: inj.rows === res.data, snapshot: res.snapshotId };
+  },
+  { inject: { rows: ava.stream(Docs.tables.notes), one: ava.modelStream.all(Docs.tables.notes) } },
+);
+export const passthrough = ava.workflow({ name: "passthrough" }, () => viaResult(appendTwo()));
+
+/** A stream over a table without row lineage is refused when the node runs. */
+const noLineage = ava.step(
+  async function no_lineage(inj: { rows: A.Table }) {
+    return inj.rows.numRows;
+  },
+  { inject: { rows: ava.stream(Docs.tables.plain) } },
+);
+export const lineageless = ava.workflow({ name: "lineageless" }, () => noLineage());

@@ -5,6 +5,10 @@ import * as ava from "../../src/index.js";
 import { expectAvaError } from "./fixtures.js";
 import {
   arrowFlow,
+  lineageless,
+  passthrough,
+  streamFlow,
+  tooMany,
   Docs,
   diamond,
   failing,
@@ -221,5 +225,61 @@ describe("runs and storage", () => {
       "RUN_FAILED",
     )) as ava.RunError;
     expect(err.result.nodes.write_notes!.error!.message).toMatch(/needs the run's storage/);
+  });
+});
+
+describe("streams", () => {
+  /** memoryStorage whose data-file reads are counted. */
+  function countingStorage(): { storage: ava.Storage; reads: () => number } {
+    const inner = ava.memoryStorage();
+    let reads = 0;
+    const files: ava.FileStore = {
+      write: (p, b) => inner.files.write(p, b),
+      read: (p) => {
+        reads++;
+        return inner.files.read(p);
+      },
+      readRange: (p, o, l) => inner.files.readRange(p, o, l),
+      list: (p) => inner.files.list(p),
+      delete: (p) => inner.files.delete(p),
+    };
+    return { storage: { descriptor: inner.descriptor, files, catalog: inner.catalog }, reads: () => reads };
+  }
+
+  it("gives a node exactly the rows its upstream nodes appended in this run", async () => {
+    const storage = ava.memoryStorage();
+    await (await Docs.open({ storage })).push();
+    for (let run = 0; run < 2; run++) {
+      const { value } = await streamFlow.run({ storage }).result();
+      // not the row of other_writer (not upstream), not the rows of the earlier run
+      expect(value).toEqual({ rows: 3, texts: ["p0", "p1", "p2"], slugs: ["produce"] });
+    }
+    expect((await (await Docs.open({ storage })).notes.read()).numRows).toBe(8);
+  });
+
+  it("uses an upstream AppendResult for the same table as the stream, with no storage read", async () => {
+    const { storage, reads } = countingStorage();
+    await (await Docs.open({ storage })).push();
+    const { value } = await passthrough.run({ storage }).result();
+    expect(value).toMatchObject({ rows: 2, same: true });
+    expect(reads()).toBe(0);
+    await streamFlow.run({ storage }).result();
+    expect(reads()).toBeGreaterThan(0); // the control: a stream with no AppendResult does read
+  });
+
+  it("refuses wrong cardinality naming workflow, run and node, and tables without lineage", async () => {
+    const storage = ava.memoryStorage();
+    await (await Docs.open({ storage })).push();
+    const err = (await expectAvaError(
+      tooMany.run({ storage, runId: "card-1" }).result(),
+      "RUN_FAILED",
+    )) as ava.RunError;
+    expect(err.result.nodes.only_one!.error).toMatchObject({ code: "CARDINALITY" });
+    expect(err.result.nodes.only_one!.error!.message).toMatch(
+      /modelStream\.one\(wfdocs\.notes\) in workflow too-many, run card-1, node only_one \(fed by produce\): expected exactly one row, got 3/,
+    );
+    const bad = (await expectAvaError(lineageless.run({ storage }).result(), "RUN_FAILED")) as ava.RunError;
+    expect(bad.result.nodes.no_lineage!.error!.message).toMatch(/rowLineage: false/);
+    expect(() => ava.stream({} as never)).toThrow(/Def\.tables/);
   });
 });
