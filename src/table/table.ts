@@ -18,6 +18,7 @@ import type { BoundTableDeclaration } from "./declare.js";
 import type { Predicate, Where } from "./predicate.js";
 import { where } from "./predicate.js";
 import { toModels } from "./rows.js";
+import type { Transaction } from "./transaction.js";
 import { Scan } from "./scan.js";
 import { columnStats } from "./stats.js";
 
@@ -46,12 +47,19 @@ export interface ScanOptions<Row> {
 export class Table<Row = Record<string, unknown>, In = Row> {
   readonly #storage: Storage;
   readonly #run: RunProvenance | undefined;
+  readonly #tx: Transaction | undefined;
   readonly declaration: BoundTableDeclaration<Row, In>;
 
-  constructor(storage: Storage, declaration: BoundTableDeclaration<Row, In>, run?: RunProvenance) {
+  constructor(
+    storage: Storage,
+    declaration: BoundTableDeclaration<Row, In>,
+    run?: RunProvenance,
+    tx?: Transaction,
+  ) {
     this.#storage = storage;
     this.declaration = declaration;
     this.#run = run;
+    this.#tx = tx;
   }
 
   get namespace(): string {
@@ -74,7 +82,15 @@ export class Table<Row = Record<string, unknown>, In = Row> {
 
   /** The same table, writing rows stamped with a workflow run's provenance. */
   withRun(run: RunProvenance): Table<Row, In> {
-    return new Table(this.#storage, this.declaration, run);
+    return new Table(this.#storage, this.declaration, run, this.#tx);
+  }
+
+  /**
+   * The same table, its writes staged in `tx` and committed with it (a workflow node's writes commit
+   * together when it returns). Reads do not see staged writes.
+   */
+  inTransaction(tx: Transaction): Table<Row, In> {
+    return new Table(this.#storage, this.declaration, this.#run, tx);
   }
 
   /**
@@ -150,6 +166,10 @@ export class Table<Row = Record<string, unknown>, In = Row> {
         nodeSlug: this.#run.nodeSlug,
         workflowName: this.#run.workflowName,
       });
+    if (this.#tx) {
+      const snapshot = this.#tx.stage(this.namespace, this.name, draft, written);
+      return new AppendResult<Row>(this.identifier, snapshot, table, zod);
+    }
     try {
       const result = await this.#storage.catalog.commit(
         [{ op: "commitSnapshot", namespace: this.namespace, table: this.name, snapshot: draft }],

@@ -6,6 +6,7 @@ import type { RunProvenance } from "../schema/provenance.js";
 import type { Storage } from "../storage/types.js";
 import type { BoundTableDeclaration } from "../table/declare.js";
 import { Table } from "../table/table.js";
+import { Transaction } from "../table/transaction.js";
 import { isRunContextMarker, isRunInputMarker, type RunContext } from "./context.js";
 import { isStreamProvider, resolveProvider } from "./providers.js";
 import type { StepDefinition } from "./step.js";
@@ -34,6 +35,7 @@ async function resolveInject(
   task: NodeTask,
   context: RunContext,
   storage: Storage | undefined,
+  tx: Transaction | undefined,
 ): Promise<Record<string, unknown>> {
   const provenance: RunProvenance = {
     runId: task.runId,
@@ -60,7 +62,7 @@ async function resolveInject(
           "INVALID_ARGUMENT",
           `step ${task.slug}: inject.${key} needs the run's storage; pass { storage } to flow.run(...)`,
         );
-      out[key] = new Table(storage, value).withRun(provenance);
+      out[key] = new Table(storage, value, provenance, tx);
     } else out[key] = value;
   }
   return out;
@@ -80,13 +82,24 @@ export async function invokeStep(
     metadata: task.metadata,
     signal,
   };
-  const args = step.inject ? [...task.args, await resolveInject(step, task, context, storage)] : task.args;
-  const value = await (step.fn as (...a: unknown[]) => unknown)(...args);
-  if (step.numReturns > 1 && !(Array.isArray(value) && value.length === step.numReturns)) {
-    throw new AvaError(
-      "INVALID_ARGUMENT",
-      `step ${task.slug} declares numReturns ${step.numReturns} but returned ${Array.isArray(value) ? `${value.length} values` : "no array"}`,
-    );
+  // The node's appends commit together when it returns, or not at all when it throws.
+  const tx = storage ? new Transaction(storage) : undefined;
+  let value: unknown;
+  try {
+    const args = step.inject
+      ? [...task.args, await resolveInject(step, task, context, storage, tx)]
+      : task.args;
+    value = await (step.fn as (...a: unknown[]) => unknown)(...args);
+    if (step.numReturns > 1 && !(Array.isArray(value) && value.length === step.numReturns)) {
+      throw new AvaError(
+        "INVALID_ARGUMENT",
+        `step ${task.slug} declares numReturns ${step.numReturns} but returned ${Array.isArray(value) ? `${value.length} values` : "no array"}`,
+      );
+    }
+  } catch (err) {
+    await tx?.abort();
+    throw err;
   }
+  await tx?.commit();
   return value;
 }

@@ -117,6 +117,21 @@ export function describeExecutor(name: string, target: ExecutorTarget): void {
       expect(passed.value).toMatchObject({ rows: 2, same: true }); // the stream is the AppendResult's own table
     });
 
+    it("commits a worker node's appends only when it succeeds", async () => {
+      const storage = await target.storage();
+      const ns = await flows.Docs.open({ storage });
+      await ns.push();
+      await expectAvaError(
+        flows.failingWriter.run({ storage, executor: pool }).result(),
+        "RUN_FAILED",
+        /failed after appending/,
+      );
+      expect((await ns.notes.read()).numRows).toBe(0);
+      const { value } = await flows.bothTables.run({ storage, executor: pool }).result();
+      expect((value as { a: ava.Snapshot }).a.sequenceNumber).toBe(1); // completed by the commit, in the worker
+      expect((await ns.more.read()).numRows).toBe(1);
+    });
+
     it("refuses memory storage inside a worker with a clear error", async () => {
       const err = (await expectAvaError(
         flows.notesFlow

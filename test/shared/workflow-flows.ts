@@ -98,6 +98,7 @@ export const Docs = ava.defineNamespace({
   tables: {
     notes: ava.table({ schema: z.object({ id: z.int(), text: z.string() }) }),
     plain: ava.table({ schema: z.object({ k: z.string() }), rowLineage: false }),
+    more: ava.table({ schema: z.object({ v: z.int() }) }),
   },
 });
 const writeNotes = ava.step(
@@ -233,3 +234,25 @@ const noLineage = ava.step(
   { inject: { rows: ava.stream(Docs.tables.plain) } },
 );
 export const lineageless = ava.workflow({ name: "lineageless" }, () => noLineage());
+
+/** A node that appends twice and then throws: none of its rows may land. */
+const appendThenThrow = ava.step(
+  async function append_then_throw(inj: { notes: ava.Table }) {
+    await inj.notes.append([{ id: 1, text: "never" }]);
+    await inj.notes.append([{ id: 2, text: "never either" }]);
+    throw new Error("failed after appending");
+  },
+  { inject: { notes: Docs.tables.notes } },
+);
+export const failingWriter = ava.workflow({ name: "failing-writer" }, () => appendThenThrow());
+
+/** A node appending to two tables: both snapshots land in one catalog commit. */
+const twoTables = ava.step(
+  async function two_tables(inj: { notes: ava.Table; more: ava.Table }) {
+    const a = await inj.notes.append([{ id: 1, text: "x" }]);
+    const b = await inj.more.append([{ v: 1 }]);
+    return { a: a.snapshot, b: b.snapshot };
+  },
+  { inject: { notes: Docs.tables.notes, more: Docs.tables.more } },
+);
+export const bothTables = ava.workflow({ name: "both-tables" }, () => twoTables());

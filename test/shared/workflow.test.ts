@@ -5,6 +5,8 @@ import * as ava from "../../src/index.js";
 import { expectAvaError } from "./fixtures.js";
 import {
   arrowFlow,
+  bothTables,
+  failingWriter,
   lineageless,
   passthrough,
   streamFlow,
@@ -281,5 +283,32 @@ describe("streams", () => {
     const bad = (await expectAvaError(lineageless.run({ storage }).result(), "RUN_FAILED")) as ava.RunError;
     expect(bad.result.nodes.no_lineage!.error!.message).toMatch(/rowLineage: false/);
     expect(() => ava.stream({} as never)).toThrow(/Def\.tables/);
+  });
+});
+
+describe("a node's writes commit together", () => {
+  it("leaves no rows and no data files when the node throws after appending", async () => {
+    const storage = ava.memoryStorage();
+    const ns = await Docs.open({ storage });
+    await ns.push();
+    await expectAvaError(failingWriter.run({ storage }).result(), "RUN_FAILED", /failed after appending/);
+    expect((await ns.notes.read()).numRows).toBe(0);
+    expect(await ns.notes.history()).toEqual([]);
+    expect(await storage.files.list("data/")).toEqual([]);
+  });
+
+  it("commits a node's appends to two tables in one catalog commit, with complete snapshots", async () => {
+    const storage = ava.memoryStorage();
+    const ns = await Docs.open({ storage });
+    await ns.push();
+    await ns.notes.append([{ id: 0, text: "before" }]);
+    const before = (await storage.catalog.current()).version;
+    const { value } = await bothTables.run({ storage }).result();
+    // the run's start and end records, and one commit for both tables
+    expect((await storage.catalog.current()).version - before).toBe(3);
+    const { a, b } = value as { a: ava.Snapshot; b: ava.Snapshot };
+    expect(a).toMatchObject({ sequenceNumber: 2, parentId: (await ns.notes.history())[0]!.id, totalRows: 2 });
+    expect(b).toMatchObject({ sequenceNumber: 1, parentId: null, totalRows: 1 });
+    expect((await ns.notes.currentSnapshot())!.id).toBe(a.id);
   });
 });

@@ -1,0 +1,89 @@
+// Writes gathered for one catalog commit. A workflow node's appends go into one: their data files are
+// written as the node runs, and their snapshots commit together — in one catalog commit — when the node
+// returns, or never, with the files removed, when it throws. (The exactly-once stream progress of
+// issue 6 joins the same commit.)
+import { AvaError, toAvaError } from "../errors.js";
+import type { DataFile, Snapshot } from "../storage/catalog/model.js";
+import type { CatalogOp, SnapshotDraft } from "../storage/catalog/state.js";
+import type { Storage } from "../storage/types.js";
+
+/** A snapshot as known before its commit: id, time and files; parent, sequence and totals come then. */
+export function provisionalSnapshot(draft: SnapshotDraft): Snapshot {
+  const addedRows = draft.addedFiles.reduce((n, f) => n + f.rowCount, 0);
+  const snapshot: Snapshot = {
+    id: draft.id,
+    parentId: null,
+    sequenceNumber: 0,
+    timestampMs: draft.timestampMs,
+    operation: draft.operation,
+    addedFiles: draft.addedFiles,
+    removedFiles: [],
+    addedRows,
+    removedRows: 0,
+    totalRows: addedRows,
+  };
+  if (draft.runId !== undefined) snapshot.runId = draft.runId;
+  if (draft.nodeSlug !== undefined) snapshot.nodeSlug = draft.nodeSlug;
+  if (draft.workflowName !== undefined) snapshot.workflowName = draft.workflowName;
+  return snapshot;
+}
+
+export class Transaction {
+  readonly #storage: Storage;
+  readonly #ops: CatalogOp[] = [];
+  /** The provisional snapshot of each commitSnapshot op, completed in place by the commit. */
+  readonly #snapshots: Snapshot[] = [];
+  readonly #files: DataFile[] = [];
+  readonly #written: Promise<void>[] = [];
+  #state: "open" | "committed" | "aborted" = "open";
+
+  constructor(storage: Storage) {
+    this.#storage = storage;
+  }
+
+  get isEmpty(): boolean {
+    return this.#ops.length === 0;
+  }
+
+  /** Adds one table's snapshot; `written` settles when its data file is on storage. */
+  stage(namespace: string, table: string, draft: SnapshotDraft, written: Promise<void>): Snapshot {
+    if (this.#state !== "open")
+      throw new AvaError(
+        "INVALID_ARGUMENT",
+        `appending to ${namespace}.${table} after its node's writes were ${this.#state}`,
+      );
+    const snapshot = provisionalSnapshot(draft);
+    this.#ops.push({ op: "commitSnapshot", namespace, table, snapshot: draft });
+    this.#snapshots.push(snapshot);
+    this.#files.push(...draft.addedFiles);
+    this.#written.push(written);
+    return snapshot;
+  }
+
+  /** Commits every staged snapshot at once; on failure nothing is committed and the files are removed. */
+  async commit(): Promise<void> {
+    if (this.#state !== "open") return;
+    this.#state = "committed";
+    if (this.#ops.length === 0) return;
+    try {
+      const written = Promise.all(this.#written).then(() => {});
+      const result = await this.#storage.catalog.commit(this.#ops, { dependsOn: written });
+      result.snapshots.forEach((s, i) => Object.assign(this.#snapshots[i]!, s));
+    } catch (err) {
+      await this.#removeFiles();
+      throw toAvaError(err, "committing the node's writes");
+    }
+  }
+
+  /** Drops every staged write: nothing is committed, the data files are removed. */
+  async abort(): Promise<void> {
+    if (this.#state !== "open") return;
+    this.#state = "aborted";
+    await this.#removeFiles();
+  }
+
+  async #removeFiles(): Promise<void> {
+    await Promise.allSettled(this.#written);
+    for (const f of this.#files) await this.#storage.files.delete(f.path).catch(() => {});
+  }
+}
