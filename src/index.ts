@@ -51,12 +51,20 @@ export type {
   NodeStatus,
   RunRecord,
   RunStatus,
+  StreamState,
 } from "./storage/catalog/model.js";
 export { isSkip, type RunContext, runContext, runInput, Skip, skip } from "./workflow/context.js";
 export { type Executor, type ExecutorRun, inlineExecutor } from "./workflow/executor.js";
 export { NodeFuture, ParallelGroup, parallel } from "./workflow/future.js";
 export type { NodeTask } from "./workflow/invoke.js";
-export { type Cardinality, modelStream, type StreamProvider, stream } from "./workflow/providers.js";
+export {
+  type Cardinality,
+  modelStream,
+  type StreamOptions,
+  type StreamProvider,
+  stream,
+  streamState,
+} from "./workflow/providers.js";
 export type { NodeResult, RunError, RunEvent, RunHandle, RunOptions, RunResult } from "./workflow/run.js";
 export { getRun, listRuns } from "./workflow/runs.js";
 export { dest, type Step, type StepDefinition, type StepOptions, source, step } from "./workflow/step.js";

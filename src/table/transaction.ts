@@ -35,6 +35,8 @@ export class Transaction {
   readonly #snapshots: Snapshot[] = [];
   readonly #files: DataFile[] = [];
   readonly #written: Promise<void>[] = [];
+  /** Committed on their own when the writes are aborted (a failed attempt of a stream consumer). */
+  readonly #onAbort: CatalogOp[] = [];
   #state: "open" | "committed" | "aborted" = "open";
 
   constructor(storage: Storage) {
@@ -60,6 +62,12 @@ export class Transaction {
     return snapshot;
   }
 
+  /** Adds a catalog op to commit with the writes (stream progress), and one to commit if they abort. */
+  include(op: CatalogOp, ifAborted?: CatalogOp): void {
+    this.#ops.push(op);
+    if (ifAborted) this.#onAbort.push(ifAborted);
+  }
+
   /** Commits every staged snapshot at once; on failure nothing is committed and the files are removed. */
   async commit(): Promise<void> {
     if (this.#state !== "open") return;
@@ -68,9 +76,12 @@ export class Transaction {
     try {
       const written = Promise.all(this.#written).then(() => {});
       const result = await this.#storage.catalog.commit(this.#ops, { dependsOn: written });
-      result.snapshots.forEach((s, i) => Object.assign(this.#snapshots[i]!, s));
+      result.snapshots.forEach((s, i) => {
+        Object.assign(this.#snapshots[i]!, s);
+      });
     } catch (err) {
       await this.#removeFiles();
+      await this.#commitOnAbort();
       throw toAvaError(err, "committing the node's writes");
     }
   }
@@ -80,6 +91,11 @@ export class Transaction {
     if (this.#state !== "open") return;
     this.#state = "aborted";
     await this.#removeFiles();
+    await this.#commitOnAbort();
+  }
+
+  async #commitOnAbort(): Promise<void> {
+    if (this.#onAbort.length > 0) await this.#storage.catalog.commit(this.#onAbort);
   }
 
   async #removeFiles(): Promise<void> {

@@ -48,7 +48,7 @@ async function resolveInject(
   };
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(step.inject ?? {})) {
-    if (isStreamProvider(value)) out[key] = await resolveProvider(value, task, task.args, storage);
+    if (isStreamProvider(value)) out[key] = await resolveProvider(value, task, task.args, storage, tx);
     else if (isRunContextMarker(value)) out[key] = context;
     else if (isRunInputMarker(value)) out[key] = task.input;
     else if (isTableDeclaration(value)) {

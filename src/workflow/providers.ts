@@ -4,48 +4,151 @@
 // An AppendResult for the same table among the node's arguments is used as it is: no storage read.
 import * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
+import type { StreamState } from "../storage/catalog/model.js";
 import type { Storage } from "../storage/types.js";
+import { streamKey } from "../storage/catalog/state.js";
 import { AppendResult } from "../table/append-result.js";
 import type { BoundTableDeclaration } from "../table/declare.js";
 import { where } from "../table/predicate.js";
 import { toModels, toObjects } from "../table/rows.js";
+import { Scan } from "../table/scan.js";
 import { Table } from "../table/table.js";
+import type { Transaction } from "../table/transaction.js";
 import type { NodeTask } from "./invoke.js";
 
 export type Cardinality = "one" | "oneOrNone" | "all";
+
+export interface StreamOptions {
+  /** "run_scoped" (default): this run's rows from upstream nodes. "append_scan": a durable backlog. */
+  mode?: "run_scoped" | "append_scan";
+  /** append_scan: the consumer's name, `^[a-z][a-z0-9_]*$`; its progress is kept in the catalog. */
+  key?: string;
+  /** append_scan: pending snapshots taken by one run, oldest first (default 1). */
+  maxSnapshots?: number;
+  /** append_scan: failed attempts after which a snapshot is quarantined and skipped (default 5). */
+  maxAttempts?: number;
+}
 
 export interface StreamProvider {
   readonly kind: "avalanche.stream";
   readonly table: BoundTableDeclaration;
   /** Set for model streams: validate rows as the table's zod models, with this cardinality. */
   readonly models?: Cardinality;
+  readonly appendScan?: { key: string; maxSnapshots: number; maxAttempts: number };
 }
 
-function provider(table: BoundTableDeclaration, models?: Cardinality): StreamProvider {
+const KEY = /^[a-z][a-z0-9_]*$/;
+
+function appendScanOptions(identifier: string, options: StreamOptions): StreamProvider["appendScan"] {
+  const mode = options.mode ?? "run_scoped";
+  if (mode === "run_scoped") {
+    if (options.key !== undefined)
+      throw new AvaError("INVALID_ARGUMENT", `a run_scoped stream of ${identifier} takes no key`);
+    return undefined;
+  }
+  if (mode !== "append_scan")
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `stream mode ${JSON.stringify(mode)}: use "run_scoped" or "append_scan"`,
+    );
+  const { key, maxSnapshots = 1, maxAttempts = 5 } = options;
+  if (typeof key !== "string" || !KEY.test(key))
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `append_scan on ${identifier} needs a key matching ${KEY}, got ${JSON.stringify(key)}`,
+    );
+  for (const [name, n] of [
+    ["maxSnapshots", maxSnapshots],
+    ["maxAttempts", maxAttempts],
+  ] as const)
+    if (!Number.isInteger(n) || n < 1)
+      throw new AvaError(
+        "INVALID_ARGUMENT",
+        `append_scan on ${identifier}: ${name} must be a positive integer`,
+      );
+  return { key, maxSnapshots, maxAttempts };
+}
+
+function provider(
+  table: BoundTableDeclaration,
+  options: StreamOptions = {},
+  models?: Cardinality,
+): StreamProvider {
   if (table?.kind !== "avalanche.table" || !("identifier" in table))
     throw new AvaError(
       "INVALID_ARGUMENT",
       "streams take a table of a namespace definition, such as Def.tables.documents",
     );
-  return Object.freeze(
-    models ? { kind: "avalanche.stream", table, models } : { kind: "avalanche.stream", table },
-  );
+  const appendScan = appendScanOptions(table.identifier, options);
+  return Object.freeze({
+    kind: "avalanche.stream" as const,
+    table,
+    ...(models ? { models } : {}),
+    ...(appendScan ? { appendScan } : {}),
+  });
 }
 
-/** In `inject`: the rows the node's upstream nodes appended to `table` in this run (provenance included). */
-export function stream(table: BoundTableDeclaration): StreamProvider {
-  return provider(table);
+/**
+ * In `inject`: the rows the node's upstream nodes appended to `table` in this run (provenance included);
+ * with `{ mode: "append_scan", key }`, the rows of the oldest snapshot the consumer `key` has not
+ * consumed — exactly once: the consumer's progress commits together with the node's own appends.
+ */
+export function stream(table: BoundTableDeclaration, options?: StreamOptions): StreamProvider {
+  return provider(table, options);
 }
 
 /** In `inject`: the same rows as validated zod models (model tables only). */
 export const modelStream = {
-  one: (table: BoundTableDeclaration) => provider(table, "one"),
-  oneOrNone: (table: BoundTableDeclaration) => provider(table, "oneOrNone"),
-  all: (table: BoundTableDeclaration) => provider(table, "all"),
+  one: (table: BoundTableDeclaration, options?: StreamOptions) => provider(table, options, "one"),
+  oneOrNone: (table: BoundTableDeclaration, options?: StreamOptions) => provider(table, options, "oneOrNone"),
+  all: (table: BoundTableDeclaration, options?: StreamOptions) => provider(table, options, "all"),
 };
 
 export function isStreamProvider(v: unknown): v is StreamProvider {
   return (v as StreamProvider | null)?.kind === "avalanche.stream";
+}
+
+/**
+ * append_scan: the rows added by the oldest pending snapshots (up to maxSnapshots) after the consumer's
+ * position. The move past them joins the node's transaction, so it commits with the node's appends; if
+ * the node fails, an attempt is counted instead (and the snapshot quarantined at maxAttempts).
+ */
+async function backlogRows(p: StreamProvider, storage: Storage, tx: Transaction): Promise<A.Table> {
+  const decl = p.table;
+  const { key, maxSnapshots, maxAttempts } = p.appendScan!;
+  const state = await storage.catalog.current();
+  const entry = state.tables[decl.identifier];
+  if (!entry)
+    throw new AvaError(
+      "NOT_FOUND",
+      `table ${decl.identifier} does not exist; call push() on its namespace first`,
+    );
+  const position = state.streams[streamKey(decl.namespace, decl.name, key)]?.position ?? 0;
+  const pending = entry.history.snapshots.filter(
+    (s) => s.sequenceNumber > position && s.addedFiles.length > 0,
+  );
+  const taken = pending.slice(0, maxSnapshots);
+  if (taken.length === 0) return new A.Table(decl.schema.stored);
+  const first = taken[0]!;
+  const progress = {
+    op: "streamProgress",
+    namespace: decl.namespace,
+    table: decl.name,
+    key,
+    expectedPosition: position,
+  } as const;
+  tx.include(
+    { ...progress, consumedThrough: taken.at(-1)!.sequenceNumber },
+    { ...progress, failed: { snapshotId: first.id, sequenceNumber: first.sequenceNumber, maxAttempts } },
+  );
+  // Just the files those snapshots added, read and conformed to the stored schema like any scan.
+  const addedFiles = taken.flatMap((s) => s.addedFiles);
+  return new Scan({
+    identifier: decl.identifier,
+    stored: decl.schema.stored,
+    files: storage.files,
+    resolve: async () => ({ snapshot: taken.at(-1), liveFiles: addedFiles }),
+  }).toArrow();
 }
 
 async function streamRows(
@@ -53,8 +156,17 @@ async function streamRows(
   task: NodeTask,
   args: readonly unknown[],
   storage: Storage | undefined,
+  tx: Transaction | undefined,
 ): Promise<A.Table> {
   const decl = p.table;
+  if (p.appendScan) {
+    if (!storage || !tx)
+      throw new AvaError(
+        "INVALID_ARGUMENT",
+        `append_scan on ${decl.identifier} in node ${task.slug} needs the run's storage; pass { storage } to flow.run(...)`,
+      );
+    return backlogRows(p, storage, tx);
+  }
   const context = `ava.stream(${decl.identifier}) in node ${task.slug}`;
   if (!decl.rowLineage)
     throw new AvaError(
@@ -82,8 +194,9 @@ export async function resolveProvider(
   task: NodeTask,
   args: readonly unknown[],
   storage: Storage | undefined,
+  tx: Transaction | undefined,
 ): Promise<unknown> {
-  const rows = await streamRows(p, task, args, storage);
+  const rows = await streamRows(p, task, args, storage, tx);
   if (!p.models) return rows;
   const context = `modelStream.${p.models}(${p.table.identifier}) in workflow ${task.workflowName}, run ${task.runId}, node ${task.slug} (fed by ${task.upstream.join(", ") || "no upstream node"})`;
   let models: unknown[];
@@ -101,4 +214,20 @@ export async function resolveProvider(
       `${context}: expected ${p.models === "one" ? "exactly one row" : "at most one row"}, got ${models.length}`,
     );
   return models[0] ?? null;
+}
+
+/** Where the append_scan consumer `key` of a table stands: position, attempts, quarantined snapshots. */
+export async function streamState(
+  storage: Storage,
+  table: BoundTableDeclaration,
+  key: string,
+): Promise<StreamState> {
+  const state = await storage.catalog.current();
+  return (
+    state.streams[streamKey(table.namespace, table.name, key)] ?? {
+      position: 0,
+      attempts: {},
+      quarantined: [],
+    }
+  );
 }

@@ -132,6 +132,26 @@ export function describeExecutor(name: string, target: ExecutorTarget): void {
       expect((await ns.more.read()).numRows).toBe(1);
     });
 
+    it("keeps an append_scan consumer exactly once when two runs race in two workers", async () => {
+      const storage = await target.storage();
+      const ns = await flows.Library.open({ storage });
+      await ns.push();
+      for (let i = 0; i < 12; i++) await ns.documents.append([{ doc_id: `d${i}`, text: `text of ${i}` }]);
+      for (let round = 0; round < 60; round++) {
+        if ((await ava.streamState(storage, flows.Library.tables.documents, "racing")).position === 12) break;
+        await Promise.allSettled([
+          flows.racing.run({ storage, executor: pool }).result(),
+          flows.racing.run({ storage, executor: pool }).result(),
+        ]);
+      }
+      expect((await ava.streamState(storage, flows.Library.tables.documents, "racing")).position).toBe(12);
+      const keys = (await ns.chunks.scan({ columns: ["doc_id", "chunk"] }).toObjects()).map(
+        (r) => `${r.doc_id}/${r.chunk}`,
+      );
+      expect(new Set(keys).size).toBe(keys.length); // no chunk twice
+      expect(new Set(keys.map((k) => k.split("/")[0])).size).toBe(12); // every document
+    });
+
     it("refuses memory storage inside a worker with a clear error", async () => {
       const err = (await expectAvaError(
         flows.notesFlow

@@ -256,3 +256,6 @@ const twoTables = ava.step(
   { inject: { notes: Docs.tables.notes, more: Docs.tables.more } },
 );
 export const bothTables = ava.workflow({ name: "both-tables" }, () => twoTables());
+
+// The append_scan flows, so that worker pools built on this module find them too.
+export { Library, racing } from "./append-scan-flows.js";

@@ -89,3 +89,13 @@ export interface RunRecord {
   /** By node slug. */
   nodes: Record<string, NodeRecord>;
 }
+
+/**
+ * An append_scan consumer's progress through one table: every snapshot up to `position` (a sequence
+ * number) is consumed or quarantined; failed attempts are counted per snapshot.
+ */
+export interface StreamState {
+  position: number;
+  attempts: Record<string, number>;
+  quarantined: string[];
+}

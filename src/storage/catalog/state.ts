@@ -9,6 +9,7 @@ import {
   type NamespaceEntry,
   type RunRecord,
   type Snapshot,
+  type StreamState,
   type TableMeta,
   tableKey,
 } from "./model.js";
@@ -47,6 +48,20 @@ export type CatalogOp =
       expectedCurrentId?: string | null;
     }
   | {
+      /**
+       * An append_scan consumer moves past snapshots it consumed (in the same commit as the consuming node's
+       * appends), or counts a failed attempt and, at `maxAttempts`, quarantines the snapshot and moves past.
+       */
+      op: "streamProgress";
+      namespace: string;
+      table: string;
+      key: string;
+      /** The position the consumer read from: anything else means another run moved it first. */
+      expectedPosition: number;
+      consumedThrough?: number;
+      failed?: { snapshotId: string; sequenceNumber: number; maxAttempts: number };
+    }
+  | {
       op: "recordRun";
       run: RunRecord;
       /** The run starts: refused if a run with this id was recorded before. */
@@ -65,6 +80,8 @@ export interface CatalogState {
   tables: Readonly<Record<string, TableState>>;
   /** Workflow runs, by run id. */
   runs: RunLog;
+  /** append_scan consumers' progress, by `namespace.table#key`. */
+  streams: Readonly<Record<string, StreamState>>;
 }
 
 export interface CommitResult {
@@ -73,7 +90,45 @@ export interface CommitResult {
   snapshots: Snapshot[];
 }
 
-export const EMPTY_STATE: CatalogState = { version: 0, namespaces: {}, tables: {}, runs: RunLog.empty() };
+export const EMPTY_STATE: CatalogState = {
+  version: 0,
+  namespaces: {},
+  tables: {},
+  runs: RunLog.empty(),
+  streams: {},
+};
+
+export function streamKey(namespace: string, table: string, key: string): string {
+  return `${namespace}.${table}#${key}`;
+}
+
+function applyStreamProgress(
+  streams: Record<string, StreamState>,
+  op: Extract<CatalogOp, { op: "streamProgress" }>,
+): void {
+  const id = streamKey(op.namespace, op.table, op.key);
+  const current = streams[id] ?? { position: 0, attempts: {}, quarantined: [] };
+  if (current.position !== op.expectedPosition) {
+    // A failure noted after another run moved on changes nothing; a consumption would process twice.
+    if (op.failed) return;
+    throw new AvaError(
+      "COMMIT_CONFLICT",
+      `stream ${op.key} of ${op.namespace}.${op.table} moved from position ${op.expectedPosition} to ${current.position}: another run consumed those snapshots first`,
+    );
+  }
+  const next: StreamState = { ...current, attempts: { ...current.attempts } };
+  if (op.consumedThrough !== undefined) next.position = op.consumedThrough;
+  if (op.failed) {
+    const { snapshotId, sequenceNumber, maxAttempts } = op.failed;
+    const attempts = (next.attempts[snapshotId] ?? 0) + 1;
+    next.attempts[snapshotId] = attempts;
+    if (attempts >= maxAttempts) {
+      next.quarantined = [...next.quarantined, snapshotId];
+      next.position = sequenceNumber;
+    }
+  }
+  streams[id] = next;
+}
 
 function sumRows(files: readonly DataFile[]): number {
   return files.reduce((n, f) => n + f.rowCount, 0);
@@ -108,7 +163,12 @@ export function applyOps(
   const tables = { ...state.tables };
   const snapshots: Snapshot[] = [];
   let runs = state.runs;
+  const streams = { ...state.streams };
   for (const op of ops) {
+    if (op.op === "streamProgress") {
+      applyStreamProgress(streams, op);
+      continue;
+    }
     if (op.op === "recordRun") {
       if (op.create && runs.has(op.run.runId))
         throw new AvaError("INVALID_ARGUMENT", `a run with id ${op.run.runId} was already recorded`);
@@ -151,7 +211,7 @@ export function applyOps(
     tables[key] = applied.table;
     snapshots.push(applied.snapshot);
   }
-  return { state: { version: state.version + 1, namespaces, tables, runs }, snapshots };
+  return { state: { version: state.version + 1, namespaces, tables, runs, streams }, snapshots };
 }
 
 // A checkpoint is UTF-8 JSON lines: line 0 holds the namespaces and each table's metadata and current
@@ -164,6 +224,7 @@ interface CheckpointHeader {
   tables: Record<string, TableMeta & { length: number; current: Snapshot | null; line: number }>;
   /** The line holding the recorded runs (absent in checkpoints written before runs were recorded). */
   runsLine?: number;
+  streams?: Record<string, StreamState>;
 }
 
 export function serializeState(state: CatalogState): Uint8Array {
@@ -179,6 +240,7 @@ export function serializeState(state: CatalogState): Uint8Array {
     namespaces: state.namespaces,
     tables,
     runsLine: lines.length,
+    streams: { ...state.streams },
   };
   return new TextEncoder().encode([JSON.stringify(header), ...lines].join("\n"));
 }
@@ -221,5 +283,11 @@ export function deserializeState(
             throw corrupt("its recorded runs", cause);
           }
         });
-  return { version: header.version, namespaces: header.namespaces, tables, runs };
+  return {
+    version: header.version,
+    namespaces: header.namespaces,
+    tables,
+    runs,
+    streams: header.streams ?? {},
+  };
 }
