@@ -54,6 +54,7 @@ export type {
   StreamState,
 } from "./storage/catalog/model.js";
 export { isSkip, type RunContext, runContext, runInput, Skip, skip } from "./workflow/context.js";
+export { Cursor, type CursorProvider, type CursorTransaction, cursor } from "./workflow/cursor.js";
 export { type Executor, type ExecutorRun, inlineExecutor } from "./workflow/executor.js";
 export { NodeFuture, ParallelGroup, parallel } from "./workflow/future.js";
 export type { NodeTask } from "./workflow/invoke.js";

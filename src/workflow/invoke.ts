@@ -8,6 +8,7 @@ import type { BoundTableDeclaration } from "../table/declare.js";
 import { Table } from "../table/table.js";
 import { Transaction } from "../table/transaction.js";
 import { isRunContextMarker, isRunInputMarker, type RunContext } from "./context.js";
+import { Cursor, isCursorProvider } from "./cursor.js";
 import { isStreamProvider, resolveProvider } from "./providers.js";
 import type { StepDefinition } from "./step.js";
 
@@ -49,7 +50,14 @@ async function resolveInject(
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(step.inject ?? {})) {
     if (isStreamProvider(value)) out[key] = await resolveProvider(value, task, task.args, storage, tx);
-    else if (isRunContextMarker(value)) out[key] = context;
+    else if (isCursorProvider(value)) {
+      if (!storage)
+        throw new AvaError(
+          "INVALID_ARGUMENT",
+          `step ${task.slug}: inject.${key} (a cursor) needs the run's storage; pass { storage } to flow.run(...)`,
+        );
+      out[key] = new Cursor(storage, value.table, value.key, provenance);
+    } else if (isRunContextMarker(value)) out[key] = context;
     else if (isRunInputMarker(value)) out[key] = task.input;
     else if (isTableDeclaration(value)) {
       if (!("identifier" in value))

@@ -62,6 +62,16 @@ export type CatalogOp =
       failed?: { snapshotId: string; sequenceNumber: number; maxAttempts: number };
     }
   | {
+      /** A manual checkpoint kept with a table, set in the same commit as the rows it accounts for. */
+      op: "setCursor";
+      namespace: string;
+      table: string;
+      key: string;
+      value: string;
+      /** The value the writer read: anything else means another writer moved the cursor first. */
+      expected: string | null;
+    }
+  | {
       op: "recordRun";
       run: RunRecord;
       /** The run starts: refused if a run with this id was recorded before. */
@@ -82,6 +92,8 @@ export interface CatalogState {
   runs: RunLog;
   /** append_scan consumers' progress, by `namespace.table#key`. */
   streams: Readonly<Record<string, StreamState>>;
+  /** Cursor values, by `namespace.table#key`. */
+  cursors: Readonly<Record<string, string>>;
 }
 
 export interface CommitResult {
@@ -96,6 +108,7 @@ export const EMPTY_STATE: CatalogState = {
   tables: {},
   runs: RunLog.empty(),
   streams: {},
+  cursors: {},
 };
 
 export function streamKey(namespace: string, table: string, key: string): string {
@@ -164,9 +177,20 @@ export function applyOps(
   const snapshots: Snapshot[] = [];
   let runs = state.runs;
   const streams = { ...state.streams };
+  const cursors = { ...state.cursors };
   for (const op of ops) {
     if (op.op === "streamProgress") {
       applyStreamProgress(streams, op);
+      continue;
+    }
+    if (op.op === "setCursor") {
+      const id = streamKey(op.namespace, op.table, op.key);
+      if ((cursors[id] ?? null) !== op.expected)
+        throw new AvaError(
+          "COMMIT_CONFLICT",
+          `cursor ${op.key} of ${op.namespace}.${op.table} moved from ${JSON.stringify(op.expected)} to ${JSON.stringify(cursors[id] ?? null)} meanwhile`,
+        );
+      cursors[id] = op.value;
       continue;
     }
     if (op.op === "recordRun") {
@@ -211,7 +235,7 @@ export function applyOps(
     tables[key] = applied.table;
     snapshots.push(applied.snapshot);
   }
-  return { state: { version: state.version + 1, namespaces, tables, runs, streams }, snapshots };
+  return { state: { version: state.version + 1, namespaces, tables, runs, streams, cursors }, snapshots };
 }
 
 // A checkpoint is UTF-8 JSON lines: line 0 holds the namespaces and each table's metadata and current
@@ -225,6 +249,7 @@ interface CheckpointHeader {
   /** The line holding the recorded runs (absent in checkpoints written before runs were recorded). */
   runsLine?: number;
   streams?: Record<string, StreamState>;
+  cursors?: Record<string, string>;
 }
 
 export function serializeState(state: CatalogState): Uint8Array {
@@ -241,6 +266,7 @@ export function serializeState(state: CatalogState): Uint8Array {
     tables,
     runsLine: lines.length,
     streams: { ...state.streams },
+    cursors: { ...state.cursors },
   };
   return new TextEncoder().encode([JSON.stringify(header), ...lines].join("\n"));
 }
@@ -289,5 +315,6 @@ export function deserializeState(
     tables,
     runs,
     streams: header.streams ?? {},
+    cursors: header.cursors ?? {},
   };
 }
