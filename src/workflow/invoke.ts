@@ -1,6 +1,7 @@
 // Running one node's function: its upstream values as positional arguments, then — when the step declares
 // `inject` — one object of injected values resolved now: tables opened on the run's storage and stamped
 // with the run's provenance, the RunContext, the run input. The same code runs inline and in workers.
+import type * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
 import type { RunProvenance } from "../schema/provenance.js";
 import type { Storage } from "../storage/types.js";
@@ -9,7 +10,7 @@ import { Table } from "../table/table.js";
 import { Transaction } from "../table/transaction.js";
 import { isRunContextMarker, isRunInputMarker, type RunContext } from "./context.js";
 import { Cursor, isCursorProvider } from "./cursor.js";
-import { isStreamProvider, resolveProvider } from "./providers.js";
+import { isStreamProvider, lineageOf, resolveProvider } from "./providers.js";
 import type { StepDefinition } from "./step.js";
 
 /** Everything a node needs to run, as plain data (it crosses into workers). */
@@ -48,8 +49,10 @@ async function resolveInject(
     metadata: task.metadata,
   };
   const out: Record<string, unknown> = {};
+  const consumed: A.Table[] = [];
   for (const [key, value] of Object.entries(step.inject ?? {})) {
-    if (isStreamProvider(value)) out[key] = await resolveProvider(value, task, task.args, storage, tx);
+    if (isStreamProvider(value))
+      out[key] = await resolveProvider(value, task, task.args, storage, tx, consumed);
     else if (isCursorProvider(value)) {
       if (!storage)
         throw new AvaError(
@@ -73,6 +76,8 @@ async function resolveInject(
       out[key] = new Table(storage, value, provenance, tx);
     } else out[key] = value;
   }
+  // Tables injected above hold this provenance object: their rows carry what the streams consumed.
+  provenance.lineageVector = lineageOf(consumed, task.runId);
   return out;
 }
 

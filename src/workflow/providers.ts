@@ -195,8 +195,10 @@ export async function resolveProvider(
   args: readonly unknown[],
   storage: Storage | undefined,
   tx: Transaction | undefined,
+  consumed?: A.Table[],
 ): Promise<unknown> {
   const rows = await streamRows(p, task, args, storage, tx);
+  consumed?.push(rows);
   if (!p.models) return rows;
   const context = `modelStream.${p.models}(${p.table.identifier}) in workflow ${task.workflowName}, run ${task.runId}, node ${task.slug} (fed by ${task.upstream.join(", ") || "no upstream node"})`;
   let models: unknown[];
@@ -230,4 +232,36 @@ export async function streamState(
       quarantined: [],
     }
   );
+}
+
+/**
+ * The lineage vector of rows a node appends: for each upstream node whose rows it consumed, the run that
+ * wrote them (the newest, when several), merged with those rows' own vectors; then `self`.
+ */
+export function lineageOf(consumed: readonly A.Table[], runId: string): Record<string, string> {
+  const vector: Record<string, string> = {};
+  const note = (slug: string, run: string) => {
+    if (!vector[slug] || vector[slug]! < run) vector[slug] = run;
+  };
+  for (const table of consumed) {
+    const slugs = table.getChild("_ava_node_slug");
+    const runs = table.getChild("_ava_run_id");
+    const vectors = table.getChild("_ava_lineage_vector");
+    if (!slugs || !runs) continue;
+    const seen = new Set<string>();
+    for (let i = 0; i < table.numRows; i++) {
+      const slug = slugs.get(i) as string | null;
+      const run = runs.get(i) as string | null;
+      const inherited = vectors?.get(i) as string | null | undefined;
+      const id = `${slug}\u0000${run}\u0000${inherited}`;
+      if (seen.has(id)) continue; // rows of one node and run repeat the same three values
+      seen.add(id);
+      if (inherited)
+        for (const [k, v] of Object.entries(JSON.parse(inherited) as Record<string, string>))
+          if (k !== "self") note(k, v);
+      if (slug && run) note(slug, run);
+    }
+  }
+  vector.self = runId;
+  return vector;
 }

@@ -259,3 +259,12 @@ export const bothTables = ava.workflow({ name: "both-tables" }, () => twoTables(
 
 // The append_scan flows, so that worker pools built on this module find them too.
 export { Library, racing } from "./append-scan-flows.js";
+
+/** Lineage: `relay` consumes produce's rows and appends to `more`; its rows name produce's run. */
+const relay = ava.step(
+  async function relay(_n: number, inj: { rows: A.Table; more: ava.Table }) {
+    await inj.more.append([{ v: inj.rows.numRows }]);
+  },
+  { inject: { rows: ava.stream(Docs.tables.notes), more: Docs.tables.more } },
+);
+export const relayFlow = ava.workflow({ name: "relay" }, () => relay(produce(2)));

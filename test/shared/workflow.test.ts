@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import * as ava from "../../src/index.js";
 import { expectAvaError } from "./fixtures.js";
 import {
+  relayFlow,
   arrowFlow,
   bothTables,
   failingWriter,
@@ -257,6 +258,21 @@ describe("streams", () => {
       expect(value).toEqual({ rows: 3, texts: ["p0", "p1", "p2"], slugs: ["produce"] });
     }
     expect((await (await Docs.open({ storage })).notes.read()).numRows).toBe(8);
+  });
+
+  it("stamps appended rows with a lineage vector of the runs whose rows the node consumed", async () => {
+    const storage = ava.memoryStorage();
+    const ns = await Docs.open({ storage });
+    await ns.push();
+    const { runId } = await relayFlow.run({ storage, runId: "lineage-1" }).result();
+    const [row] = await ns.more.scan().toObjects();
+    expect(row).toMatchObject({
+      v: 2,
+      _ava_node_slug: "relay",
+      _ava_lineage_vector: { produce: runId, self: runId },
+    });
+    const [note] = await ns.notes.scan().toObjects();
+    expect(note!._ava_lineage_vector).toEqual({ self: runId }); // produce consumed nothing
   });
 
   it("uses an upstream AppendResult for the same table as the stream, with no storage read", async () => {
