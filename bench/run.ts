@@ -1,8 +1,9 @@
 // `npm run bench`: every benchmark, each printing its table of medians and ratios. Never part of `npm test`.
-// `npm run bench -- node` (or `browser`, `avro`, `sql`, `workflow`) runs one group.
+// `npm run bench -- node` (or `browser`, `avro`, `sql`, `workflow`, `streams`) runs one group.
 import { benchAvro } from "./avro.js";
 import { benchBrowserStorage } from "./browser-storage.js";
 import { benchSql } from "./sql.js";
+import { benchStreams } from "./streams.js";
 import { benchTables } from "./tables.js";
 import { benchWorkflow } from "./workflow.js";
 
@@ -12,3 +13,4 @@ if (!only || only === "browser") await benchBrowserStorage();
 if (!only || only === "avro") await benchAvro();
 if (!only || only === "sql") await benchSql();
 if (!only || only === "workflow") await benchWorkflow();
+if (!only || only === "streams") await benchStreams();
