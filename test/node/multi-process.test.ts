@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { nodeStorage } from "../../src/node.js";
+import { Library } from "../shared/append-scan-flows.js";
 import { batchesOf, Rel } from "../shared/rel.js";
 
 const CHILD = join(import.meta.dirname, "fixtures", "append-child.ts");
@@ -42,6 +43,35 @@ async function openRel(root: string) {
   await ns.push();
   return ns;
 }
+
+describe("append_scan across processes", () => {
+  it("two processes consuming one stream at once: every document chunked exactly once", async () => {
+    const root = await mkdtemp(join(tmpdir(), "ava-scan-race-"));
+    const ns = await Library.open({ storage: nodeStorage({ root, fsync: false }) });
+    await ns.push();
+    for (let i = 0; i < 15; i++) await ns.documents.append([{ doc_id: `d${i}`, text: `document ${i} text` }]);
+    const child = join(import.meta.dirname, "fixtures", "consume-child.ts");
+    const start = () =>
+      spawn(process.execPath, ["--import", "tsx", child, root, "15"], { stdio: ["ignore", "pipe", "pipe"] });
+    const outputs = await Promise.all(
+      [start(), start()].map(async (c) => {
+        let out = "";
+        c.stdout!.on("data", (d) => {
+          out += d;
+        });
+        const r = await exited(c);
+        expect(r, r.stderr).toMatchObject({ code: 0 });
+        return JSON.parse(out) as { committed: number; lost: number };
+      }),
+    );
+    const keys = (await ns.chunks.scan({ columns: ["doc_id", "chunk"] }).toObjects()).map(
+      (r) => `${r.doc_id}/${r.chunk}`,
+    );
+    expect(new Set(keys).size).toBe(keys.length); // no chunk twice
+    expect(new Set(keys.map((k) => k.split("/")[0])).size).toBe(15); // every document
+    expect(outputs.reduce((n, o) => n + o.committed, 0)).toBe(15); // one committed run a snapshot
+  }, 120_000);
+});
 
 describe("nodeStorage across processes", () => {
   it("4 processes appending 50 batches each at once: 200 snapshots, every row exactly once", async () => {
