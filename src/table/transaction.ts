@@ -94,8 +94,9 @@ export class Transaction {
     await this.#commitOnAbort();
   }
 
+  /** Best effort: failing to count an attempt must not hide the error that made the node fail. */
   async #commitOnAbort(): Promise<void> {
-    if (this.#onAbort.length > 0) await this.#storage.catalog.commit(this.#onAbort);
+    if (this.#onAbort.length > 0) await this.#storage.catalog.commit(this.#onAbort).catch(() => {});
   }
 
   async #removeFiles(): Promise<void> {
