@@ -67,6 +67,7 @@ export {
   streamState,
 } from "./workflow/providers.js";
 export type { NodeResult, RunError, RunEvent, RunHandle, RunOptions, RunResult } from "./workflow/run.js";
+export { type RerunSpec, rerun } from "./workflow/rerun.js";
 export { getRun, listRuns } from "./workflow/runs.js";
 export { dest, type Step, type StepDefinition, type StepOptions, source, step } from "./workflow/step.js";
 export { type Resolved, Workflow, type WorkflowOptions, workflow } from "./workflow/workflow.js";

@@ -23,6 +23,9 @@ export interface NodeTask {
   nodeName: string;
   /** Slugs of the nodes this one waits for: whose rows its streams read. */
   upstream: string[];
+  /** In a rerun: the run rerun, and the older runs whose rows streams fall back to, newest first. */
+  rerunOf?: string;
+  streamRuns?: string[];
   args: unknown[];
   input: unknown;
   metadata: Record<string, unknown>;
@@ -48,6 +51,7 @@ async function resolveInject(
     lineageVector: { self: task.runId },
     metadata: task.metadata,
   };
+  if (task.rerunOf) provenance.rerunOf = task.rerunOf;
   const out: Record<string, unknown> = {};
   const consumed: A.Table[] = [];
   for (const [key, value] of Object.entries(step.inject ?? {})) {

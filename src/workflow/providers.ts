@@ -184,8 +184,30 @@ async function streamRows(
     );
   if (task.upstream.length === 0) return new A.Table(decl.schema.stored); // no upstream node: no rows
   // Files of other runs are pruned by their _ava_run_id statistics before any is read.
-  const filter = where.and(where.eq("_ava_run_id", task.runId), where.in("_ava_node_slug", task.upstream));
-  return new Table(storage, decl).scan({ filter }).toArrow();
+  const table = new Table(storage, decl);
+  const bySlug = where.in("_ava_node_slug", task.upstream);
+  if (!task.streamRuns)
+    return table.scan({ filter: where.and(where.eq("_ava_run_id", task.runId), bySlug) }).toArrow();
+  // A rerun: for each upstream node, the rows of the newest run that wrote any — this run's when the node
+  // was rerun, else the source run's, else those of the run it reran, and so on.
+  const runs = [task.runId, ...task.streamRuns];
+  const seen = await table
+    .scan({
+      columns: ["_ava_node_slug", "_ava_run_id"],
+      filter: where.and(where.in("_ava_run_id", runs), bySlug),
+    })
+    .toObjects();
+  const newest = new Map<string, number>();
+  for (const row of seen) {
+    const rank = runs.indexOf(row._ava_run_id as string);
+    const slug = row._ava_node_slug as string;
+    if (rank < (newest.get(slug) ?? runs.length)) newest.set(slug, rank);
+  }
+  if (newest.size === 0) return new A.Table(decl.schema.stored);
+  const pick = [...newest].map(([slug, rank]) =>
+    where.and(where.eq("_ava_node_slug", slug), where.eq("_ava_run_id", runs[rank]!)),
+  );
+  return table.scan({ filter: where.or(...pick) }).toArrow();
 }
 
 /** Resolves a provider for the node described by `task` (whose positional arguments are `args`). */

@@ -11,6 +11,7 @@ import { isSkip } from "./context.js";
 import { fromErrorInfo, toErrorInfo } from "./errors.js";
 import { type Executor, inlineExecutor } from "./executor.js";
 import type { NodeTask } from "./invoke.js";
+import { planRerun, type RerunSpec } from "./rerun.js";
 import type { Workflow } from "./workflow.js";
 
 export interface RunOptions {
@@ -22,6 +23,8 @@ export interface RunOptions {
   input?: unknown;
   /** Default: a new ULID. */
   runId?: string;
+  /** Run again part of an earlier run (recorded in `storage`): `ava.rerun({ runId, start, mode })`. */
+  rerun?: RerunSpec;
   /** Recorded with the run and given to every node's RunContext. */
   metadata?: Record<string, unknown>;
 }
@@ -157,21 +160,27 @@ export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHand
         role: n.step.role,
         status: "not_run",
       };
+    // A rerun is planned (and refused, if a rerun node needs a value that will not exist) before anything runs.
+    const plan = options.rerun ? await planRerun(workflow, options.rerun, storage) : undefined;
+    const runs = (n: Invocation) => !plan || plan.selected.has(n);
     const record = (status: RunStatus, finishedMs?: number): RunRecord => {
       const run: RunRecord = { runId, workflowName: workflow.name, status, startedMs, metadata, nodes: {} };
       for (const [slug, { slug: _, durationMs: __, ...node }] of Object.entries(results))
         run.nodes[slug] = node;
       if (finishedMs !== undefined) run.finishedMs = finishedMs;
+      if (plan) run.rerunOf = plan.rerunOf;
       return run;
     };
     if (storage) await storage.catalog.commit([{ op: "recordRun", run: record("running"), create: true }]);
 
     const values = new Map<Invocation, unknown>();
     const byIndex = new Map(nodes.map((n) => [n.index, n]));
-    const waiting = new Map(nodes.map((n) => [n, n.after.size]));
+    // Nodes a rerun leaves out count as done for those that wait on them (by order; values they never
+    // give were refused by the plan).
+    const waiting = new Map(nodes.map((n) => [n, [...n.after].filter(runs).length]));
     const downstream = new Map<Invocation, Invocation[]>(nodes.map((n) => [n, []]));
     for (const n of nodes) for (const before of n.after) downstream.get(before)!.push(n);
-    const ready = nodes.filter((n) => n.after.size === 0);
+    const ready = nodes.filter((n) => runs(n) && waiting.get(n) === 0);
     // How many arguments still to hand over use each node's value; the run's output keeps its own.
     const uses = new Map<Invocation, number>();
     for (const n of nodes)
@@ -203,6 +212,7 @@ export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHand
           nodeId: node.nodeId,
           nodeName: node.step.name,
           upstream: [...node.after].map((n) => n.slug),
+          ...(plan ? { rerunOf: plan.rerunOf, streamRuns: plan.chain } : {}),
           args: node.args.map((a) =>
             a.kind === "const" ? a.value : pick(values.get(byIndex.get(a.node)!), a.index),
           ),
@@ -232,7 +242,7 @@ export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHand
               for (const next of downstream.get(node)!) {
                 const left = waiting.get(next)! - 1;
                 waiting.set(next, left);
-                if (left === 0) ready.push(next);
+                if (left === 0 && runs(next)) ready.push(next);
               }
             },
             (err) => {

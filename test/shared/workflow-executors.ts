@@ -152,6 +152,23 @@ export function describeExecutor(name: string, target: ExecutorTarget): void {
       expect(new Set(keys.map((k) => k.split("/")[0])).size).toBe(12); // every document
     });
 
+    it("reruns part of a run in workers, streams reading the source run's rows", async () => {
+      const storage = await target.storage();
+      await (await flows.Pipeline.open({ storage })).push();
+      const first = await flows.pipeline.run({ storage, executor: pool }).result();
+      expect(first.value).toBe(12);
+      const again = await flows.pipeline
+        .run({
+          storage,
+          executor: pool,
+          input: { factor: 10 },
+          rerun: ava.rerun({ runId: first.runId, start: ["double"] }),
+        })
+        .result();
+      expect(again.value).toBe(60);
+      expect(again.nodes.load!.status).toBe("not_run");
+    });
+
     it("refuses memory storage inside a worker with a clear error", async () => {
       const err = (await expectAvaError(
         flows.notesFlow

@@ -268,3 +268,4 @@ const relay = ava.step(
   { inject: { rows: ava.stream(Docs.tables.notes), more: Docs.tables.more } },
 );
 export const relayFlow = ava.workflow({ name: "relay" }, () => relay(produce(2)));
+export { Pipeline, pipeline } from "./rerun-flows.js";

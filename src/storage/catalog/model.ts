@@ -88,6 +88,8 @@ export interface RunRecord {
   metadata: Record<string, unknown>;
   /** By node slug. */
   nodes: Record<string, NodeRecord>;
+  /** The run this one reran part of. */
+  rerunOf?: string;
 }
 
 /**
