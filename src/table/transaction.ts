@@ -1,7 +1,7 @@
 // Writes gathered for one catalog commit. A workflow node's appends go into one: their data files are
 // written as the node runs, and their snapshots commit together — in one catalog commit — when the node
-// returns, or never, with the files removed, when it throws. (The exactly-once stream progress of
-// issue 6 joins the same commit.)
+// returns, or never, with the files removed, when it throws. An append_scan consumer's progress and a
+// cursor's new value join the same commit: that is what makes them exactly once.
 import { AvaError, toAvaError } from "../errors.js";
 import type { DataFile, Snapshot } from "../storage/catalog/model.js";
 import type { CatalogOp, SnapshotDraft } from "../storage/catalog/state.js";
