@@ -13,7 +13,6 @@ import { runBenchPage } from "./browser-page.js";
 import { median, printTable, type Row, rate, ratio, repeat } from "./lib.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const makeRecords = avroRecords;
 
 // avsc's documented way to decode longs as BigInt.
 const bigintLong = avsc.types.LongType.__with(bigintLongHooks(Buffer));
@@ -127,7 +126,7 @@ async function benchAvsc(records: ava.avro.AvroStreamRecord[]) {
 }
 
 export async function benchAvro(): Promise<void> {
-  const records = makeRecords();
+  const records = avroRecords();
   const ours = await benchOurs(records);
   const peer = await benchAvsc(records);
   const table: Row[] = [];

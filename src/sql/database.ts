@@ -6,9 +6,7 @@
 import * as A from "apache-arrow";
 import { AvaError, isAvaError } from "../errors.js";
 import { encodeParquet } from "../parquet/parquet.js";
-import { liveFilesOf } from "../storage/catalog/history.js";
 import type { DataFile } from "../storage/catalog/model.js";
-import type { TableState } from "../storage/catalog/state.js";
 import type { Storage } from "../storage/types.js";
 import type { NamespaceHandle } from "../table/namespace.js";
 import { Table } from "../table/table.js";
@@ -58,7 +56,10 @@ class Session {
     for (const [name, table] of this.tables) {
       const entry = state.tables[table.identifier];
       if (!entry) continue; // not pushed yet: no view, so a query on it names the missing table
-      const live = pins[name] === undefined ? entry.history.liveFiles : liveAt(entry, table, pins[name]);
+      const pin = pins[name];
+      // A pinned snapshot's live files come from the table's own scan plan (NOT_FOUND for an unknown id).
+      const live =
+        pin === undefined ? entry.history.liveFiles : (await table.scan({ snapshotId: pin }).plan()).files;
       const loaded = await this.#load(table, live);
       await this.#view(name, table, loaded, live);
     }
@@ -107,13 +108,6 @@ class Session {
     await this.engine.exec(definition);
     this.#views.set(name, definition);
   }
-}
-
-function liveAt(entry: TableState, table: Table, snapshotId: string): DataFile[] {
-  const snapshots = entry.history.snapshots;
-  const index = snapshots.findIndex((s) => s.id === snapshotId);
-  if (index < 0) throw new AvaError("NOT_FOUND", `table ${table.identifier} has no snapshot ${snapshotId}`);
-  return liveFilesOf(snapshots.slice(0, index + 1));
 }
 
 export class SqlDatabase {

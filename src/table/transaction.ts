@@ -43,10 +43,6 @@ export class Transaction {
     this.#storage = storage;
   }
 
-  get isEmpty(): boolean {
-    return this.#ops.length === 0;
-  }
-
   /** Adds one table's snapshot; `written` settles when its data file is on storage. */
   stage(namespace: string, table: string, draft: SnapshotDraft, written: Promise<void>): Snapshot {
     if (this.#state !== "open")

@@ -12,3 +12,15 @@ export function checkName(kind: string, name: unknown): string {
   }
   return name;
 }
+
+const KEY = /^[a-z][a-z0-9_]*$/;
+
+/** The key of a durable consumer (an append_scan stream, a cursor): lower case, digits and `_`. */
+export function checkKey(where: string, key: unknown): string {
+  if (typeof key !== "string" || !KEY.test(key))
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `${where} needs a key matching ${KEY}, got ${JSON.stringify(key)}`,
+    );
+  return key;
+}

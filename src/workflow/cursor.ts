@@ -10,8 +10,7 @@ import type { AppendResult } from "../table/append-result.js";
 import type { BoundTableDeclaration } from "../table/declare.js";
 import { type AppendInput, Table } from "../table/table.js";
 import { Transaction } from "../table/transaction.js";
-
-const KEY = /^[a-z][a-z0-9_]*$/;
+import { checkKey } from "../util/names.js";
 
 export interface CursorProvider {
   readonly kind: "avalanche.cursor";
@@ -26,11 +25,7 @@ export function cursor(table: BoundTableDeclaration, { key }: { key: string }): 
       "INVALID_ARGUMENT",
       "ava.cursor takes a table of a namespace definition, such as Def.tables.x",
     );
-  if (typeof key !== "string" || !KEY.test(key))
-    throw new AvaError(
-      "INVALID_ARGUMENT",
-      `ava.cursor on ${table.identifier} needs a key matching ${KEY}, got ${JSON.stringify(key)}`,
-    );
+  checkKey(`ava.cursor on ${table.identifier}`, key);
   return Object.freeze({ kind: "avalanche.cursor" as const, table, key });
 }
 

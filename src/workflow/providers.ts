@@ -13,6 +13,7 @@ import { where } from "../table/predicate.js";
 import { toModels, toObjects } from "../table/rows.js";
 import { Scan } from "../table/scan.js";
 import { Table } from "../table/table.js";
+import { checkKey } from "../util/names.js";
 import type { Transaction } from "../table/transaction.js";
 import type { NodeTask } from "./invoke.js";
 
@@ -37,8 +38,6 @@ export interface StreamProvider {
   readonly appendScan?: { key: string; maxSnapshots: number; maxAttempts: number };
 }
 
-const KEY = /^[a-z][a-z0-9_]*$/;
-
 function appendScanOptions(identifier: string, options: StreamOptions): StreamProvider["appendScan"] {
   const mode = options.mode ?? "run_scoped";
   if (mode === "run_scoped") {
@@ -51,12 +50,8 @@ function appendScanOptions(identifier: string, options: StreamOptions): StreamPr
       "INVALID_ARGUMENT",
       `stream mode ${JSON.stringify(mode)}: use "run_scoped" or "append_scan"`,
     );
-  const { key, maxSnapshots = 1, maxAttempts = 5 } = options;
-  if (typeof key !== "string" || !KEY.test(key))
-    throw new AvaError(
-      "INVALID_ARGUMENT",
-      `append_scan on ${identifier} needs a key matching ${KEY}, got ${JSON.stringify(key)}`,
-    );
+  const { maxSnapshots = 1, maxAttempts = 5 } = options;
+  const key = checkKey(`append_scan on ${identifier}`, options.key);
   for (const [name, n] of [
     ["maxSnapshots", maxSnapshots],
     ["maxAttempts", maxAttempts],
@@ -124,9 +119,8 @@ async function backlogRows(p: StreamProvider, storage: Storage, tx: Transaction)
       `table ${decl.identifier} does not exist; call push() on its namespace first`,
     );
   const position = state.streams[streamKey(decl.namespace, decl.name, key)]?.position ?? 0;
-  const pending = entry.history.snapshots.filter(
-    (s) => s.sequenceNumber > position && s.addedFiles.length > 0,
-  );
+  // Snapshot i of a history has sequence number i + 1: those after `position` start at that index.
+  const pending = entry.history.snapshots.slice(position).filter((s) => s.addedFiles.length > 0);
   const taken = pending.slice(0, maxSnapshots);
   if (taken.length === 0) return new A.Table(decl.schema.stored);
   const first = taken[0]!;
