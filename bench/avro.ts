@@ -4,49 +4,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import avsc from "avsc";
 import * as ava from "../src/node.js";
 import { avroRecords, POINTS, RECORDS } from "./avro-data.js";
-import { bigintLongHooks } from "./avsc-long.js";
+import { type Avsc, avscPeer } from "./avsc-blocks.js";
 import { runBenchPage } from "./browser-page.js";
 import { median, printTable, type Row, rate, ratio, repeat } from "./lib.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-
-// avsc's documented way to decode longs as BigInt.
-const bigintLong = avsc.types.LongType.__with(bigintLongHooks(Buffer));
-
-async function avscWrite(type: avsc.Type, records: unknown[], codec: string): Promise<Buffer> {
-  const encoder = new avsc.streams.BlockEncoder(type, { codec });
-  const chunks: Buffer[] = [];
-  const sink = new PassThrough();
-  sink.on("data", (c: Buffer) => chunks.push(c));
-  const done = new Promise((resolve) => sink.on("end", resolve));
-  encoder.pipe(sink);
-  for (const r of records) encoder.write(r);
-  encoder.end();
-  await done;
-  return Buffer.concat(chunks);
-}
-
-async function avscRead(bytes: Buffer): Promise<number> {
-  const decoder = new avsc.streams.BlockDecoder({
-    parseHook: (schema: unknown) =>
-      avsc.Type.forSchema(schema as avsc.Schema, { registry: { long: bigintLong } }),
-  });
-  let points = 0;
-  decoder.on("data", (r: { values: unknown[] }) => {
-    points += r.values.length;
-  });
-  const done = new Promise((resolve, reject) => {
-    decoder.on("end", resolve);
-    decoder.on("error", reject);
-  });
-  decoder.end(bytes);
-  await done;
-  return points;
-}
 
 interface Timings {
   write: number[];
@@ -64,18 +29,24 @@ async function benchOurs(records: ava.avro.AvroStreamRecord[]) {
   }
   const byCodec: Partial<Record<ava.avro.AvroCodec, Timings>> = {};
   let nullFile: Uint8Array | undefined;
+  let readReuse: number[] = [];
   for (const codec of ava.avro.CODECS) {
     let bytes: Uint8Array = new Uint8Array(0);
     const write = await repeat(RUNS, async () => {
       bytes = await ava.avro.encodeAvroStream(records, { codec, recordsPerBlock: 250 });
     });
-    if (codec === "null") nullFile = bytes;
-    const read = await repeat(RUNS, async () => {
+    const readAll = (reuse: boolean) => async () => {
       let n = 0;
-      for await (const r of (await ava.avro.openAvroStream(bytes)).records()) n += r.timestamps.length;
+      for await (const r of (await ava.avro.openAvroStream(bytes)).records({ reuse }))
+        n += r.timestamps.length;
       if (n !== POINTS) throw new Error("read lost points");
-    });
+    };
+    const read = await repeat(RUNS, readAll(false));
     byCodec[codec] = { write, read, bytes: bytes.length };
+    if (codec === "null") {
+      nullFile = bytes;
+      readReuse = await repeat(RUNS, readAll(true));
+    }
   }
   // Ingest: the null-codec file into a nodeStorage table, end to end.
   const dir = await mkdtemp(join(tmpdir(), "ava-bench-avro-"));
@@ -96,29 +67,22 @@ async function benchOurs(records: ava.avro.AvroStreamRecord[]) {
   );
   const ingest = await repeat(RUNS, (run) => ingestInto(`r${run}`, nullFile!));
   await rm(dir, { recursive: true, force: true });
-  return { byCodec, ingest };
+  return { byCodec, readReuse, ingest };
 }
 
 /** avsc on the same records (null and deflate: the codecs it has), its objects built and dropped here. */
 async function benchAvsc(records: ava.avro.AvroStreamRecord[]) {
-  const type = avsc.Type.forSchema(ava.avro.AVRO_STREAM_SCHEMA as unknown as avsc.Schema, {
-    registry: { long: bigintLong },
-  });
-  const avscRecords = records.map((r) => ({
-    channel: r.channel,
-    timestamps: Array.from(r.timestamps),
-    values: Array.from(r.values.values as Float64Array, (v) => ({ double: v })),
-    tags: r.tags,
-  }));
-  await avscRead(await avscWrite(type, avscRecords.slice(0, RECORDS / 10), "null")); // warm-up
+  const peer = avscPeer(avsc as unknown as Avsc, Buffer);
+  const avscRecords = peer.records(records);
+  await peer.read(await peer.write(avscRecords.slice(0, RECORDS / 10), "null")); // warm-up
   const out: Partial<Record<ava.avro.AvroCodec, { write: number[]; read: number[] }>> = {};
   for (const codec of ["null", "deflate"] as const) {
-    let bytes: Buffer = Buffer.alloc(0);
+    let bytes: Uint8Array = new Uint8Array(0);
     const write = await repeat(1, async () => {
-      bytes = await avscWrite(type, avscRecords, codec);
+      bytes = await peer.write(avscRecords, codec);
     });
     const read = await repeat(1, async () => {
-      if ((await avscRead(bytes)) !== POINTS) throw new Error("avsc lost points");
+      if ((await peer.read(bytes)) !== POINTS) throw new Error("avsc lost points");
     });
     out[codec] = { write, read };
   }
@@ -153,6 +117,16 @@ export async function benchAvro(): Promise<void> {
         note: "into typed arrays; ratio = × avsc (target ≥ 10× and ≥ 20 M/s with null)",
       },
     );
+    if (codec === "null") {
+      table.push({
+        case: "ours: read, null, records({ reuse: true })",
+        median_ms: median(ours.readReuse),
+        rate: rate(POINTS, median(ours.readReuse), "points"),
+        ratio: ratio(median(peerRead!), median(ours.readReuse)),
+        note: "each record decoded into the same buffers; ratio = × avsc",
+      });
+      nodeMedians.read_null_reuse = median(ours.readReuse);
+    }
     if (peerWrite && peerRead) {
       table.push(
         {
@@ -182,24 +156,32 @@ export async function benchAvro(): Promise<void> {
     table,
   );
 
-  // The same in Chromium. avsc's BlockEncoder/BlockDecoder need Node's streams in a browser (TOOLCHAIN.md);
-  // its record codec (Type.toBuffer/fromBuffer) is the peer there, beside ours in Node.
+  // The same in Chromium, beside avsc's BlockEncoder/BlockDecoder on browserify's shims (bench/browser/avsc-peer.ts).
   const t = await runBenchPage("avro.html");
   const browserRows: Row[] = [];
-  for (const key of [...ava.avro.CODECS.flatMap((c) => [`write_${c}`, `read_${c}`]), "ingest"]) {
-    const peer = key === "write_null" ? t.avsc_write : key === "read_null" ? t.avsc_read : undefined;
+  const peerOf: Record<string, string> = {
+    write_null: "avsc_write",
+    read_null: "avsc_read",
+    read_null_reuse: "avsc_read",
+  };
+  const keys = ava.avro.CODECS.flatMap((c) => [`write_${c}`, `read_${c}`]);
+  keys.splice(2, 0, "read_null_reuse");
+  for (const key of [...keys, "ingest"]) {
+    const peer = peerOf[key] && t[peerOf[key]];
+    const label = key === "read_null_reuse" ? "read, null, records({ reuse: true })" : key.replace("_", ", ");
     browserRows.push({
-      case:
-        key === "ingest" ? "ingest into a browserStorage table (OPFS)" : `ours: ${key.replace("_", ", ")}`,
+      case: key === "ingest" ? "ingest into a browserStorage table (OPFS)" : `ours: ${label}`,
       median_ms: median(t[key]!),
       rate: rate(POINTS, median(t[key]!), "points"),
       ratio: peer ? ratio(median(peer), median(t[key]!)) : "",
-      note: `${peer ? "ratio = × avsc; " : ""}time ${ratio(median(t[key]!), nodeMedians[key]!)} ours in Node`,
+      note: `${peer ? "ratio = × avsc's Block codec; " : ""}time ${ratio(median(t[key]!), nodeMedians[key]!)} ours in Node`,
     });
   }
   for (const [key, label] of [
-    ["avsc_write", "avsc Type.toBuffer, record by record (BigInt longs)"],
-    ["avsc_read", "avsc Type.fromBuffer, record by record (BigInt longs)"],
+    ["avsc_write", "avsc BlockEncoder, null (BigInt longs)"],
+    ["avsc_read", "avsc BlockDecoder, null (BigInt longs)"],
+    ["avsc_record_write", "avsc Type.toBuffer alone, record by record (no container)"],
+    ["avsc_record_read", "avsc Type.fromBuffer alone, record by record (no container)"],
   ] as const) {
     browserRows.push({
       case: label,
@@ -209,7 +191,7 @@ export async function benchAvro(): Promise<void> {
     });
   }
   printTable(
-    "Avro streams in headless Chromium: the same 10M points (medians of 3; ingest: one run)",
+    "Avro streams in headless Chromium: the same 10M points (medians of 3; ingest and avsc: one run)",
     browserRows,
   );
 }

@@ -14,17 +14,18 @@ export async function runBenchPage(page: string): Promise<Timings> {
     root,
     logLevel: "error",
     server: { port: 0, host: "127.0.0.1", fs: { allow: [fileURLToPath(new URL("..", import.meta.url))] } },
-    // The avsc peer's browser entry requires Node's `buffer` and `util`: their npm packages stand in.
-    resolve: { alias: { buffer: "buffer/", util: "util/" } },
+    // The avsc peer's browser entry requires Node modules: browserify's npm shims stand in (avsc-peer.ts).
+    resolve: {
+      alias: {
+        buffer: "buffer/",
+        util: "util/",
+        events: "events/",
+        stream: "stream-browserify",
+        zlib: fileURLToPath(new URL("./browser/shims/no-zlib.cjs", import.meta.url)),
+      },
+    },
     optimizeDeps: {
-      include: [
-        "apache-arrow",
-        "idb",
-        "zod",
-        "@duckdb/duckdb-wasm",
-        "avsc/etc/browser/avsc-types.js",
-        "buffer",
-      ],
+      include: ["apache-arrow", "idb", "zod", "@duckdb/duckdb-wasm", "avsc/etc/browser/avsc.js", "buffer"],
       exclude: ["parquet-wasm"],
     },
   });

@@ -1,18 +1,30 @@
-// The avsc peer in Chromium. avsc's BlockEncoder/BlockDecoder need Node's streams; its browser entry for
-// types alone needs only `buffer` and `util` (aliased to their npm packages by bench/browser-page.ts) and a
-// `process` for util. So the peer here is avsc's own record codec — Type.toBuffer / Type.fromBuffer with
-// BigInt longs, one record at a time — the generic path a browser app would otherwise take.
+// The avsc peer in Chromium. avsc's browser entry is CommonJS written for browserify, which supplies Node's
+// `buffer`, `util`, `events` and `stream` as npm shims and a `process`; bench/browser-page.ts aliases those
+// modules to the same shims, and `process` is set here. avsc's BlockEncoder/BlockDecoder then run exactly
+// the code they run in Node (bench/avsc-blocks.ts). Its record codec alone (Type.toBuffer/fromBuffer, no
+// container and no streams) is measured too: the fastest way avsc has to handle these records.
 import { Buffer } from "buffer";
+import { AVRO_STREAM_SCHEMA } from "../../src/avro.js";
+import { type Avsc, type AvscPeer, avscPeer } from "../avsc-blocks.js";
 import { bigintLongHooks } from "../avsc-long.js";
 
-type AvscType = { toBuffer(v: unknown): Uint8Array; fromBuffer(b: Uint8Array): { values: unknown[] } };
+type RecordCodec = { toBuffer(v: unknown): Uint8Array; fromBuffer(b: Uint8Array): { values: unknown[] } };
 
-export async function avscStreamType(schema: unknown): Promise<AvscType> {
-  (globalThis as { process?: unknown }).process ??= { env: {} };
-  const avsc = (await import("avsc/etc/browser/avsc-types.js")) as unknown as {
-    Type: { forSchema(s: unknown, o: unknown): AvscType };
-    types: { LongType: { __with(h: unknown): unknown } };
+function browserifyProcess(): void {
+  const g = globalThis as unknown as { process?: Record<string, unknown> };
+  g.process ??= { env: {}, browser: true, version: "" };
+  g.process.nextTick ??= (fn: (...args: unknown[]) => void, ...args: unknown[]) =>
+    queueMicrotask(() => fn(...args));
+}
+
+export async function avscBrowser(): Promise<{ blocks: AvscPeer; recordCodec: RecordCodec }> {
+  browserifyProcess();
+  const avsc = (await import("avsc/etc/browser/avsc.js")) as unknown as Avsc;
+  // avsc adds every named type it parses to the registry it is given: a fresh one per schema.
+  const long = avsc.types.LongType.__with(bigintLongHooks(Buffer));
+  const registry = () => ({ long });
+  return {
+    blocks: avscPeer(avsc, Buffer),
+    recordCodec: avsc.Type.forSchema(AVRO_STREAM_SCHEMA, { registry: registry() }) as RecordCodec,
   };
-  const longType = avsc.types.LongType.__with(bigintLongHooks(Buffer));
-  return avsc.Type.forSchema(schema, { registry: { long: longType } });
 }

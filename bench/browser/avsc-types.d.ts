@@ -1,2 +1,2 @@
-// avsc's types-only browser entry (CommonJS, untyped): what the bench's peer uses of it.
-declare module "avsc/etc/browser/avsc-types.js";
+// avsc's browser entry (CommonJS, untyped): bench/browser/avsc-peer.ts types what it uses.
+declare module "avsc/etc/browser/avsc.js";

@@ -1,7 +1,8 @@
 // Typed arrays for decoded records, handed out as views into larger shared buffers. Allocating one
 // ArrayBuffer per record was most of the cost of reading in Chromium, whose ArrayBuffer allocations cost
 // far more than Node's (avsc read faster than us there until this). A record keeps its views; a consumer
-// that needs an array of its own copies it.
+// that needs an array of its own copies it. A reader asked to reuse buffers rewinds the arena at each
+// record, so that a whole file is decoded in memory that is already paged in.
 
 const CHUNK = 65_536;
 
@@ -10,6 +11,12 @@ export class TypedArena {
   #longsAt = 0;
   #doubles = new Float64Array(0);
   #doublesAt = 0;
+
+  /** Hands out the current buffers again from their start: views given out before are overwritten. */
+  rewind(): void {
+    this.#longsAt = 0;
+    this.#doublesAt = 0;
+  }
 
   longs(n: number): BigInt64Array {
     if (this.#longsAt + n > this.#longs.length) {

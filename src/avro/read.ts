@@ -38,6 +38,15 @@ async function* chunks(source: AvroSource): AsyncGenerator<Uint8Array> {
 
 export interface ReadOptions extends ContainerLimits {}
 
+export interface RecordsOptions {
+  /**
+   * Decode every record into the same buffers: a record's `timestamps` and typed `values` are valid only
+   * until the next record is pulled (`slice()` what you keep). For consumers that copy or aggregate as they
+   * go: first-touched memory is most of a read's cost in Chromium (a 10M-point read 3× faster with it).
+   */
+  reuse?: boolean;
+}
+
 export interface AvroStreamFile {
   schema: StreamSchema;
   codec: AvroCodec;
@@ -45,7 +54,7 @@ export interface AvroStreamFile {
   /** Blocks read so far by records(). */
   readonly blocksRead: number;
   /** The records, in file order; read once. */
-  records(): AsyncGenerator<AvroStreamRecord>;
+  records(options?: RecordsOptions): AsyncGenerator<AvroStreamRecord>;
 }
 
 /** Opens a file: reads up to the end of its header, resolves its schema and codec. */
@@ -78,7 +87,7 @@ export async function openAvroStream(source: AvroSource, options: ReadOptions = 
 
   let blocksRead = 0;
   const arena = new TypedArena();
-  async function* records(): AsyncGenerator<AvroStreamRecord> {
+  async function* records({ reuse = false }: RecordsOptions = {}): AsyncGenerator<AvroStreamRecord> {
     for (;;) {
       const block = container.nextBlock();
       if (!block) {
@@ -97,6 +106,7 @@ export async function openAvroStream(source: AvroSource, options: ReadOptions = 
       // Offsets inside a compressed block are offsets in its uncompressed data; name the block too.
       const r = new ByteReader(data, codec === "null" ? block.offset : 0);
       for (let i = 0; i < block.count; i++) {
+        if (reuse) arena.rewind();
         try {
           yield readRecord(r, schema.branches, arena);
         } catch (err) {

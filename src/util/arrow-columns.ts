@@ -41,12 +41,30 @@ function zeroBytes(n: number): ArrayBuffer {
 }
 
 /**
- * A Utf8 or List column of `length` nulls. Readers (parquet-wasm among them) expect the offsets buffer even
- * when every value is null.
+ * A column of `length` nulls. Readers (parquet-wasm among them) expect the offsets buffer of a Utf8 or List
+ * column even when every value is null.
  */
-export function allNull(type: A.Utf8 | A.List, length: number): A.Data {
-  const shared = zeroBytes(4 * (length + 1));
+export function allNull(type: A.Utf8 | A.List | A.Float64 | A.Int64, length: number): A.Data {
+  const shared = zeroBytes(8 * (length + 1));
   const nullBitmap = new Uint8Array(shared, 0, Math.ceil(length / 8));
+  if (type instanceof A.Float64) {
+    return A.makeData({
+      type,
+      length,
+      nullCount: length,
+      nullBitmap,
+      data: new Float64Array(shared, 0, length),
+    });
+  }
+  if (type instanceof A.Int64) {
+    return A.makeData({
+      type,
+      length,
+      nullCount: length,
+      nullBitmap,
+      data: new BigInt64Array(shared, 0, length),
+    });
+  }
   const valueOffsets = new Int32Array(shared, 0, length + 1);
   if (A.DataType.isList(type)) {
     const child = A.makeData({ type: type.children[0]!.type, length: 0, nullCount: 0 });

@@ -1,13 +1,20 @@
 // Avro stream files into tables: one snapshot per file, tags filled (record tags win), timestamps read
 // in the declared unit, and a damaged file refused whole.
+import * as A from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import * as ava from "../../src/index.js";
+import { RECORDS } from "./avro-records.js";
 import { expectAvaError } from "./fixtures.js";
 
 const Telemetry = ava.defineNamespace({
   name: "telemetry",
   tables: { points: ava.table({ schema: ava.avro.avroStreamArrowSchema }) },
 });
+
+/** A column's values, list cells as plain arrays (two tables may cut the same list out of different buffers). */
+function columnValues(table: A.Table, name: string): unknown[] {
+  return Array.from(table.getChild(name)!, (v) => (v instanceof A.Vector ? [...v] : v));
+}
 
 async function flightFile(codec: ava.avro.AvroCodec = "snappy", unit?: ava.avro.TimestampUnit) {
   const sink = ava.avro.memorySink();
@@ -111,6 +118,31 @@ describe("table.appendAvroStream", () => {
     }
     // the records handed to the encoder are untouched by the in-place unit mapping
     expect(records[1]!.timestamps[0]).toBe(1000n);
+  });
+
+  it("converts a streamed file (records decoded into reused buffers) exactly as the records kept whole", async () => {
+    // Every value kind and a mixed record, between records that fill, straddle and exceed 65,536-point batches.
+    const big = (n: number, r: number) => ({
+      channel: `big${r}`,
+      timestamps: BigInt64Array.from({ length: n }, (_, i) => BigInt(r * 100_000 + i)),
+      values: { kind: "double" as const, values: Float64Array.from({ length: n }, (_, i) => i / 3) },
+      tags: { r: String(r) },
+    });
+    const records = [...RECORDS, big(65_000, 1), ...RECORDS, big(70_000, 2), big(10, 3), ...RECORDS];
+    const file = await ava.avro.encodeAvroStream(records, { codec: "snappy", recordsPerBlock: 4 });
+    const options = { tags: { site: "lab" }, timestampType: "us" as const };
+    const streamed = await ava.avro.avroStreamToArrow(file, options);
+    const firstBig = RECORDS.reduce((n, r) => n + r.timestamps.length, 0);
+    const whole = ava.avro.recordsToArrow(await ava.avro.readAvroStream(file), options);
+    expect(streamed.numRows).toBe(records.reduce((n, r) => n + r.timestamps.length, 0));
+    // [RECORDS, 65,000 + RECORDS] [70,000] [10 + RECORDS]: a batch closes before a record that would overflow it
+    expect(streamed.batches.map((b) => b.numRows)).toEqual([65_000 + 2 * firstBig, 70_000, 10 + firstBig]);
+    for (const { name } of streamed.schema.fields) {
+      expect(columnValues(streamed, name), name).toEqual(columnValues(whole, name));
+    }
+    expect(streamed.getChild("double")!.get(firstBig + 64_999)).toBe(64_999 / 3);
+    const ns = streamed.getChild("timestamp")!.toArray() as BigInt64Array;
+    expect(ns[firstBig + 64_999]).toBe(164_999_000n); // us -> ns
   });
 
   it("marks exactly the double rows valid when records of odd lengths interleave kinds", async () => {

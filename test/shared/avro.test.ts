@@ -309,6 +309,41 @@ describe("decoded records", () => {
   });
 });
 
+describe("records({ reuse: true })", () => {
+  it("decodes every record into the same buffers; copying as you go gives the records exactly", async () => {
+    // Sizes around the arena's 65,536-value chunk, one record larger than it, and every value kind.
+    const sizes = [1, 1000, 65_535, 65_537, 3, 70_000, 2];
+    const doubles = sizes.map((n, r) => ({
+      channel: `c${r}`,
+      timestamps: BigInt64Array.from({ length: n }, (_, i) => BigInt(r) * 1_000_000_000_000n + BigInt(i)),
+      values: { kind: "double" as const, values: Float64Array.from({ length: n }, (_, i) => r + i / 8) },
+      tags: { r: String(r) },
+    }));
+    const records = [...doubles, ...RECORDS, ...doubles.slice(0, 2)];
+    for (const codec of CODECS) {
+      const bytes = await encodeAvroStream(records, { codec, recordsPerBlock: 2 });
+      const copies: AvroStreamRecord[] = [];
+      const buffers = new Set<ArrayBufferLike>();
+      for await (const r of (await openAvroStream(bytes)).records({ reuse: true })) {
+        if (r.timestamps.length > 0) buffers.add(r.timestamps.buffer);
+        copies.push(structuredClone(r));
+      }
+      expect(copies).toEqual(records);
+      expect(copies).toEqual(await readAvroStream(bytes));
+      // the first 65,536-value chunk, grown twice (65,537 and 70,000 points), for all 20 records
+      expect(buffers.size).toBe(3);
+    }
+  });
+
+  it("overwrites a record's arrays with the next record's", async () => {
+    const bytes = await encodeAvroStream(RECORDS.slice(0, 2), { codec: "null" });
+    const kept: AvroStreamRecord[] = [];
+    for await (const r of (await openAvroStream(bytes)).records({ reuse: true })) kept.push(r);
+    // the first record's view now shows the start of the second record's timestamps
+    expect(kept[0]!.timestamps[0]).toBe(RECORDS[1]!.timestamps[0]);
+  });
+});
+
 describe("encodeAvroStream inputs", () => {
   it("gives the same records from an array (sized up front) and from a generator (grown)", async () => {
     const { encodeAvroStream, readAvroStream } = await import("../../src/avro.js");
