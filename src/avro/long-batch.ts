@@ -3,7 +3,7 @@
 // `reuse` mode); a batch closes at BATCH_POINTS points, which lets the Parquet encoder take the table a
 // bounded batch at a time.
 import * as A from "apache-arrow";
-import { allNull, repeatedUtf8 } from "../util/arrow-columns.js";
+import { allNull } from "../util/arrow-columns.js";
 import type { AvroStreamRecord, AvroValue } from "./record.js";
 
 /** Points per record batch; a longer record is a batch of its own. */
@@ -38,6 +38,41 @@ function* points(rec: AvroStreamRecord): Generator<AvroValue> {
   else for (const value of v.values as Iterable<unknown>) yield { kind: v.kind, value } as AvroValue;
 }
 
+/**
+ * A string column whose value repeats for a whole record (channel, tag set): an index per row into the
+ * batch's dictionary. Writing the text itself on every row was a fifth of an ingest.
+ */
+class DictionaryColumn {
+  readonly indices: Int32Array;
+  readonly #values: string[] = [];
+  readonly #ids = new Map<string, number>();
+
+  constructor(capacity: number) {
+    this.indices = new Int32Array(capacity);
+  }
+
+  /** Rows [row, row + n) hold `value`. */
+  set(row: number, n: number, value: string): void {
+    let id = this.#ids.get(value);
+    if (id === undefined) {
+      id = this.#values.push(value) - 1;
+      this.#ids.set(value, id);
+    }
+    this.indices.fill(id, row, row + n);
+  }
+
+  finish(type: A.DataType, indices: Int32Array): A.Data {
+    const dictionary = A.vectorFromArray(this.#values, new A.Utf8());
+    return A.makeData({
+      type: type as A.Dictionary<A.Utf8, A.Int32>,
+      length: indices.length,
+      nullCount: 0,
+      data: indices,
+      dictionary,
+    });
+  }
+}
+
 /** One open batch: its columns sized for `capacity` points, filled record by record. */
 class OpenBatch {
   readonly ns: BigInt64Array;
@@ -48,15 +83,17 @@ class OpenBatch {
   rows = 0;
   nDouble = 0;
   nLong = 0;
-  readonly channels: string[] = [];
-  readonly tags: string[] = [];
-  readonly counts: number[] = [];
+  readonly channels: DictionaryColumn;
+  readonly tags: DictionaryColumn;
+  records = 0;
   readonly others: [row: number, point: AvroValue][] = [];
 
   constructor(readonly capacity: number) {
     this.ns = new BigInt64Array(capacity);
     this.doubles = new Float64Array(capacity);
     this.isDouble = new Uint8Array(Math.ceil(capacity / 8));
+    this.channels = new DictionaryColumn(capacity);
+    this.tags = new DictionaryColumn(capacity);
   }
 
   add(rec: AvroStreamRecord, { mapTime, fill }: BatchOptions): void {
@@ -64,9 +101,9 @@ class OpenBatch {
     const n = rec.timestamps.length;
     this.ns.set(rec.timestamps, row);
     mapTime?.(this.ns.subarray(row, row + n));
-    this.channels.push(rec.channel);
-    this.tags.push(JSON.stringify({ ...fill, ...rec.tags }));
-    this.counts.push(n);
+    this.channels.set(row, n, rec.channel);
+    this.tags.set(row, n, JSON.stringify({ ...fill, ...rec.tags }));
+    this.records++;
     this.rows += n;
     const v = rec.values;
     if (v.kind === "double") {
@@ -98,14 +135,14 @@ class OpenBatch {
     const float = this.nDouble > 0;
     const long = this.nLong > 0;
     const children = [
-      repeatedUtf8(this.channels, this.counts),
+      this.channels.finish(fields[0]!.type, this.#fit(this.channels.indices, rows)),
       A.makeData({
         type: fields[1]!.type as A.TimestampNanosecond,
         length: rows,
         nullCount: 0,
         data: this.#fit(this.ns, rows),
       }),
-      repeatedUtf8(this.tags, this.counts),
+      this.tags.finish(fields[2]!.type, this.#fit(this.tags.indices, rows)),
       float
         ? A.makeData({
             type: new A.Float64(),
@@ -134,7 +171,7 @@ class OpenBatch {
 
   /** The first `n` items: a view of a batch that filled up, a copy of one that closed mostly empty (a
    * small file) so that its table does not hold a whole batch's capacity. */
-  #fit<T extends Uint8Array | Float64Array | BigInt64Array>(array: T, n: number): T {
+  #fit<T extends Uint8Array | Int32Array | Float64Array | BigInt64Array>(array: T, n: number): T {
     return (this.rows * 2 < this.capacity ? array.slice(0, n) : array.subarray(0, n)) as T;
   }
 
@@ -176,6 +213,6 @@ export class LongBatchBuilder {
   finish(): A.RecordBatch | undefined {
     const open = this.#open;
     this.#open = undefined;
-    return open && open.channels.length > 0 ? open.finish(this.schema) : undefined;
+    return open && open.records > 0 ? open.finish(this.schema) : undefined;
   }
 }

@@ -1,7 +1,7 @@
-// Avro stream records -> one long Arrow table: a row per point with its channel, timestamp (epoch ns,
-// UTC), tags (JSON) and its value in the column of its type (the other value columns are null). Ingest
-// options follow Nominal's add_avro_stream: `tags` fill keys a record lacks (record tags win), and
-// `timestampType` says what the file's numbers mean.
+// Avro stream records -> one long Arrow table: a row per point with its channel (dictionary-encoded),
+// timestamp (epoch ns, UTC), tags (JSON text, dictionary-encoded too) and its value in the column of its type (the other value columns
+// are null). Ingest options follow Nominal's add_avro_stream: `tags` fill keys a record lacks (record tags
+// win), and `timestampType` says what the file's numbers mean.
 import * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
 import { AVA_TYPE } from "../schema/metadata.js";
@@ -14,9 +14,9 @@ const json = new Map([[AVA_TYPE, "json"]]);
 
 /** The schema of the long table: declare a table with it to ingest Avro streams into. */
 export const avroStreamArrowSchema = new A.Schema([
-  new A.Field("channel", new A.Utf8(), false),
+  new A.Field("channel", new A.Dictionary(new A.Utf8(), new A.Int32()), false),
   new A.Field("timestamp", new A.TimestampNanosecond("UTC"), false),
-  new A.Field("tags", new A.Utf8(), false, json),
+  new A.Field("tags", new A.Dictionary(new A.Utf8(), new A.Int32()), false, json),
   new A.Field("double", new A.Float64(), true),
   new A.Field("long", new A.Int64(), true),
   new A.Field("string", new A.Utf8(), true),

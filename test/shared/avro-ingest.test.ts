@@ -133,6 +133,11 @@ describe("table.appendAvroStream", () => {
     const options = { tags: { site: "lab" }, timestampType: "us" as const };
     const streamed = await ava.avro.avroStreamToArrow(file, options);
     const firstBig = RECORDS.reduce((n, r) => n + r.timestamps.length, 0);
+    // channel and tag sets repeat for a whole record: dictionary-encoded, a dictionary per batch
+    for (const name of ["channel", "tags"]) {
+      expect(A.DataType.isDictionary(streamed.schema.fields.find((f) => f.name === name)!.type)).toBe(true);
+    }
+    expect(streamed.batches[1]!.getChild("channel")!.data[0]!.dictionary!.toArray()).toEqual(["big2"]);
     const whole = ava.avro.recordsToArrow(await ava.avro.readAvroStream(file), options);
     expect(streamed.numRows).toBe(records.reduce((n, r) => n + r.timestamps.length, 0));
     // [RECORDS, 65,000 + RECORDS] [70,000] [10 + RECORDS]: a batch closes before a record that would overflow it

@@ -181,6 +181,38 @@ export function describeSql(name: string, target: SqlTarget): void {
       expect(rows).toEqual([{ n: 200, stamped: 200, in_run: 0 }]);
     });
 
+    it("queries an ingested Avro stream, whose channel and tags are dictionary-encoded", async () => {
+      const Telemetry = ava.defineNamespace({
+        name: "telemetry",
+        tables: { points: ava.table({ schema: ava.avro.avroStreamArrowSchema }) },
+      });
+      const ns = await Telemetry.open({ storage: await target.storage() });
+      await ns.push();
+      const sink = ava.avro.memorySink();
+      const w = ava.avro.createWriter(sink);
+      for (let i = 0; i < 30; i++) w.enqueue(`ch${i % 3}`, BigInt(i), i * 0.5, { unit: i % 2 ? "m" : "ft" });
+      await w.close();
+      await ns.points.appendAvroStream(sink.bytes());
+      expect(A.DataType.isDictionary((await ns.points.read()).schema.fields[0]!.type)).toBe(true);
+      db = await target.open(ns);
+      const rows = plain(
+        await db.query(
+          `SELECT channel, tags, count(*) AS n, sum("double") AS total FROM points
+           WHERE channel <> 'ch2' GROUP BY ALL ORDER BY channel, tags`,
+        ),
+      );
+      const expected = [];
+      for (const channel of ["ch0", "ch1"])
+        for (const unit of ["ft", "m"]) {
+          const is = Array.from({ length: 30 }, (_, i) => i).filter(
+            (i) => `ch${i % 3}` === channel && (i % 2 ? "m" : "ft") === unit,
+          );
+          const tags = JSON.stringify({ unit });
+          expected.push({ channel, tags, n: is.length, total: is.reduce((a, i) => a + i * 0.5, 0) });
+        }
+      expect(rows).toEqual(expected);
+    });
+
     it("takes query parameters", async () => {
       const ns = await setup();
       db = await target.open(ns);
