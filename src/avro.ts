@@ -1,6 +1,6 @@
 // avalanche-web/avro: Avro stream telemetry files alone (no Parquet wasm in this bundle).
 export { AvaError, type AvaErrorCode, isAvaError } from "./errors.js";
-export { type AvroCodec, CODECS } from "./avro/codecs.js";
+export { type AvroCodec, type AvroReadCodec, CODECS, READ_CODECS } from "./avro/codecs.js";
 export { type EncodeOptions, encodeAvroStream } from "./avro/encode.js";
 export {
   type AvroSource,

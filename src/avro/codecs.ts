@@ -1,20 +1,40 @@
 // Block codecs of Avro object container files. deflate (raw DEFLATE, RFC 1951) uses only what every
 // browser and Node 20 have (CompressionStream "deflate-raw"); snappy is raw Snappy followed by the
-// big-endian CRC-32 of the uncompressed block. Decompression stops at a bound, so a decompression bomb is
-// an error, not an allocation.
+// big-endian CRC-32 of the uncompressed block; zstandard is read only (zstd.ts). Decompression stops at a
+// bound, so a decompression bomb is an error, not an allocation.
 import { AvaError } from "../errors.js";
 import { crc32 } from "./crc32.js";
 import { SnappyError, snappyCompress, snappyDecompress } from "./snappy.js";
+import { unzstd } from "./zstd.js";
 
+/** The codecs files are written with. */
 export type AvroCodec = "null" | "deflate" | "snappy";
+/** The codecs files are read with: zstandard files (Apache Avro writes them) are read, not written. */
+export type AvroReadCodec = AvroCodec | "zstandard";
 
 export const CODECS: readonly AvroCodec[] = ["null", "deflate", "snappy"];
+export const READ_CODECS: readonly AvroReadCodec[] = [...CODECS, "zstandard"];
 
-export function checkCodec(name: string, at: string): AvroCodec {
+/** A codec to write with; any other name is refused with `code` (`at` says where it came from). */
+export function checkCodec(
+  name: string,
+  at: string,
+  code: "INVALID_ARGUMENT" | "AVRO_CORRUPT" = "INVALID_ARGUMENT",
+): AvroCodec {
   if ((CODECS as readonly string[]).includes(name)) return name as AvroCodec;
+  const readOnly = name === "zstandard" ? " (zstandard files are read, not written)" : "";
+  throw new AvaError(
+    code,
+    `${at}: codec ${JSON.stringify(name)} is not supported for writing${readOnly} (supported: ${CODECS.join(", ")})`,
+  );
+}
+
+/** A file's codec, to read with. */
+export function checkReadCodec(name: string, at: string): AvroReadCodec {
+  if ((READ_CODECS as readonly string[]).includes(name)) return name as AvroReadCodec;
   throw new AvaError(
     "AVRO_CORRUPT",
-    `${at}: codec ${JSON.stringify(name)} is not supported (supported: ${CODECS.join(", ")})`,
+    `${at}: codec ${JSON.stringify(name)} is not supported (supported: ${READ_CODECS.join(", ")})`,
   );
 }
 
@@ -59,13 +79,14 @@ export async function compress(codec: AvroCodec, data: Uint8Array): Promise<Uint
 
 /** The block's bytes, uncompressed; AVRO_CORRUPT past `limit` bytes or on a bad stream. `at` names the block. */
 export async function decompress(
-  codec: AvroCodec,
+  codec: AvroReadCodec,
   data: Uint8Array,
   limit: number,
   at: string,
 ): Promise<Uint8Array> {
   if (codec === "null") return data;
   if (codec === "snappy") return unsnappy(data, limit, at);
+  if (codec === "zstandard") return unzstd(data, limit, at);
   let out: Uint8Array | undefined;
   try {
     out = await pipe(data, new DecompressionStream("deflate-raw"), limit);

@@ -1,7 +1,7 @@
 // Records -> a complete Avro stream file: the seed's schema text, a random sync marker, blocks of records
 // compressed with the chosen codec. (The batching writer, `createWriter`, builds on this.)
 import { ByteWriter } from "./binary.js";
-import { type AvroCodec, compress } from "./codecs.js";
+import { type AvroCodec, checkCodec, compress } from "./codecs.js";
 import { blockParts, encodeHeader } from "./container.js";
 import { type AvroStreamRecord, writeRecord } from "./record.js";
 import { AVRO_STREAM_SCHEMA_TEXT, SEED_BRANCH } from "./schema.js";
@@ -38,6 +38,7 @@ export async function encodeAvroStream(
   records: Iterable<AvroStreamRecord>,
   { codec = "null", recordsPerBlock = 64 }: EncodeOptions = {},
 ): Promise<Uint8Array> {
+  checkCodec(codec, "encodeAvroStream's codec");
   const sync = crypto.getRandomValues(new Uint8Array(16));
   const branchOf = (kind: keyof typeof SEED_BRANCH) => SEED_BRANCH[kind];
   const out = new ByteWriter(codec === "null" ? sizeHint(records) : 1 << 16);

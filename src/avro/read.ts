@@ -3,7 +3,7 @@
 // stream out with their values in typed arrays. Every failure is an AvaError naming the file offset.
 import { AvaError } from "../errors.js";
 import { ByteReader } from "./binary.js";
-import { type AvroCodec, checkCodec, decompress } from "./codecs.js";
+import { type AvroReadCodec, checkReadCodec, decompress } from "./codecs.js";
 import { type ContainerLimits, ContainerReader, DEFAULT_MAX_BLOCK_BYTES } from "./container.js";
 import { TypedArena } from "./arena.js";
 import { type AvroStreamRecord, readRecord } from "./record.js";
@@ -49,7 +49,7 @@ export interface RecordsOptions {
 
 export interface AvroStreamFile {
   schema: StreamSchema;
-  codec: AvroCodec;
+  codec: AvroReadCodec;
   metadata: Map<string, Uint8Array>;
   /** Blocks read so far by records(). */
   readonly blocksRead: number;
@@ -83,7 +83,7 @@ export async function openAvroStream(source: AvroSource, options: ReadOptions = 
   const schemaText = text("avro.schema");
   if (!schemaText) throw new AvaError("AVRO_SCHEMA", "the file's header has no avro.schema");
   const schema = resolveStreamSchema(schemaText);
-  const codec = checkCodec(text("avro.codec") ?? "null", "the file's header");
+  const codec = checkReadCodec(text("avro.codec") ?? "null", "the file's header");
 
   let blocksRead = 0;
   const arena = new TypedArena();

@@ -5,7 +5,7 @@
 // is latched and reported by the next call.
 import { AvaError, toAvaError } from "../errors.js";
 import { ByteWriter } from "./binary.js";
-import { type AvroCodec, compress } from "./codecs.js";
+import { type AvroCodec, checkCodec, compress } from "./codecs.js";
 import { encodeBlock, encodeHeader } from "./container.js";
 import { type AvroValue, writeRecord } from "./record.js";
 import { AVRO_STREAM_SCHEMA_TEXT, SEED_BRANCH, type ValueKind } from "./schema.js";
@@ -74,7 +74,7 @@ export class AvroStreamWriter {
     { codec = "snappy", maxBatchPoints = 250_000, maxDelayMs = 100, timestampUnit }: WriterOptions = {},
   ) {
     this.#sink = sink;
-    this.#codec = codec;
+    this.#codec = checkCodec(codec, "createWriter's codec");
     this.#maxBatchPoints = maxBatchPoints;
     this.#maxDelayMs = maxDelayMs;
     this.#unit = timestampUnit;

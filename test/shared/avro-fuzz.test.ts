@@ -1,9 +1,10 @@
-// 10,000 random mutations of valid Avro stream files (bytes flipped, cut, inserted, duplicated), every codec:
-// each one either decodes or fails with an AvaError — no other exception, no hang.
+// 10,000 random mutations of valid Avro stream files (bytes flipped, cut, inserted, duplicated), every codec
+// read: each one either decodes or fails with an AvaError — no other exception, no hang.
 import { expect, it } from "vitest";
 import { encodeAvroStream, readAvroStream } from "../../src/avro.js";
 import { isAvaError } from "../../src/errors.js";
 import { RECORDS } from "./avro-records.js";
+import { zstdFileOf } from "./zstd-frames.js";
 
 it("10,000 mutated files: each decodes or is an AvaError", async () => {
   let seed = 1234;
@@ -11,11 +12,14 @@ it("10,000 mutated files: each decodes or is an AvaError", async () => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
     return Math.floor((seed / 2 ** 31) * n);
   };
-  const originals = await Promise.all(
-    (["null", "deflate", "snappy"] as const).map((codec) =>
-      encodeAvroStream(RECORDS, { codec, recordsPerBlock: 3 }),
-    ),
-  );
+  const originals = [
+    ...(await Promise.all(
+      (["null", "deflate", "snappy"] as const).map((codec) =>
+        encodeAvroStream(RECORDS, { codec, recordsPerBlock: 3 }),
+      ),
+    )),
+    zstdFileOf(RECORDS), // zstandard, which is read, not written
+  ];
   const outcomes = { decoded: 0, refused: 0 };
   const started = Date.now();
   for (let i = 0; i < 10_000; i++) {

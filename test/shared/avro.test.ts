@@ -5,7 +5,9 @@ import {
   AVRO_STREAM_SCHEMA,
   type AvroStreamRecord,
   CODECS,
+  createWriter,
   encodeAvroStream,
+  memorySink,
   openAvroStream,
   readAvroStream,
   resolveStreamSchema,
@@ -14,6 +16,7 @@ import { encodeBlock, encodeHeader } from "../../src/avro/container.js";
 import { concatBytes } from "../../src/util/bytes.js";
 import { RECORDS } from "./avro-records.js";
 import { expectAvaError } from "./fixtures.js";
+import { recordBytes, zstdFile, zstdFrame } from "./zstd-frames.js";
 
 describe("Avro stream files", () => {
   it.each(CODECS)(
@@ -306,6 +309,100 @@ describe("decoded records", () => {
     const fresh = await readAvroStream(await encodeAvroStream(records.slice(0, 2), { codec: "null" }));
     fresh[0]!.timestamps.fill(7n);
     expect(Array.from(fresh[1]!.timestamps.subarray(0, 3))).toEqual([1000n, 1001n, 1002n]);
+  });
+});
+
+describe("zstandard files (read, not written)", () => {
+  it("reads raw and RLE blocks exactly, over several frames and Avro blocks", async () => {
+    const data = recordBytes(RECORDS);
+    const half = data.length >> 1;
+    const file = zstdFile([
+      // RECORDS split over two frames of one Avro block
+      {
+        count: RECORDS.length,
+        frame: concatBytes([
+          zstdFrame([{ raw: data.subarray(0, half) }]),
+          zstdFrame([{ raw: data.subarray(half) }]),
+        ]),
+      },
+      // 40,000 empty records (four zero bytes each: no channel text, no timestamps, values or tags) as RLE
+      {
+        count: 40_000,
+        frame: zstdFrame([
+          { rle: 0, size: 1 << 17 },
+          { rle: 0, size: 160_000 - (1 << 17) },
+        ]),
+      },
+    ]);
+    const file0 = await openAvroStream(file);
+    expect(file0.codec).toBe("zstandard");
+    const back = await readAvroStream(file);
+    expect(back.slice(0, RECORDS.length)).toEqual(RECORDS);
+    expect(back).toHaveLength(RECORDS.length + 40_000);
+    expect(back.at(-1)).toEqual({
+      channel: "",
+      timestamps: new BigInt64Array(0),
+      values: { kind: "double", values: new Float64Array(0) },
+      tags: {},
+    });
+  });
+
+  it("refuses a window or content past the block limit before allocating it", async () => {
+    const huge = zstdFile([{ count: 1, frame: zstdFrame([{ rle: 0, size: 4 }], 31) }]); // a 2 GiB window
+    await expectAvaError(
+      readAvroStream(huge, { maxBlockBytes: 1 << 20 }),
+      "AVRO_CORRUPT",
+      /declares 2147483648 bytes, past the block limit 1048576/,
+    );
+  });
+
+  it("a zstandard decompression bomb stops at the block limit", async () => {
+    // 40 RLE blocks of 128 KiB: 5 MiB from a few hundred bytes
+    const bomb = zstdFile([
+      { count: 1, frame: zstdFrame(Array.from({ length: 40 }, () => ({ rle: 0, size: 1 << 17 }))) },
+    ]);
+    expect(bomb.length).toBeLessThan(1000);
+    await expectAvaError(readAvroStream(bomb, { maxBlockBytes: 1_000_000 }), "AVRO_CORRUPT", /past 1000000/);
+  });
+
+  it("corrupt and truncated zstandard data name the block", async () => {
+    const garbage = Uint8Array.from({ length: 64 }, (_, i) => (i * 37 + 11) & 0xff);
+    // a compressed block (type 2) of garbage
+    const header = 1 | (2 << 1) | (garbage.length << 3);
+    const frame = concatBytes([
+      zstdFrame([]).subarray(0, 6),
+      Uint8Array.of(header & 0xff, header >> 8, 0),
+      garbage,
+    ]);
+    await expectAvaError(
+      readAvroStream(zstdFile([{ count: 1, frame }])),
+      "AVRO_CORRUPT",
+      /block at byte \d+: the zstandard data/,
+    );
+    const cut = zstdFrame([{ raw: recordBytes(RECORDS) }]);
+    await expectAvaError(
+      readAvroStream(zstdFile([{ count: RECORDS.length, frame: cut.subarray(0, cut.length - 5) }])),
+      "AVRO_CORRUPT",
+      /ends inside a block/,
+    );
+    await expectAvaError(
+      readAvroStream(zstdFile([{ count: 1, frame: garbage }])),
+      "AVRO_CORRUPT",
+      /has no zstandard frame at byte 0/,
+    );
+  });
+
+  it("is refused as a writer codec, before anything is written", async () => {
+    await expectAvaError(
+      encodeAvroStream(RECORDS, { codec: "zstandard" as never }),
+      "INVALID_ARGUMENT",
+      /zstandard files are read, not written/,
+    );
+    const sink = memorySink();
+    expect(() => createWriter(sink, { codec: "lzo" as never })).toThrow(
+      /codec "lzo" is not supported for writing/,
+    );
+    expect(sink.bytes()).toHaveLength(0);
   });
 });
 
