@@ -15,16 +15,12 @@ export type AvroReadCodec = AvroCodec | "zstandard";
 export const CODECS: readonly AvroCodec[] = ["null", "deflate", "snappy"];
 export const READ_CODECS: readonly AvroReadCodec[] = [...CODECS, "zstandard"];
 
-/** A codec to write with; any other name is refused with `code` (`at` says where it came from). */
-export function checkCodec(
-  name: string,
-  at: string,
-  code: "INVALID_ARGUMENT" | "AVRO_CORRUPT" = "INVALID_ARGUMENT",
-): AvroCodec {
+/** A codec to write with; any other name is an INVALID_ARGUMENT (`at` says where it came from). */
+export function checkCodec(name: string, at: string): AvroCodec {
   if ((CODECS as readonly string[]).includes(name)) return name as AvroCodec;
   const readOnly = name === "zstandard" ? " (zstandard files are read, not written)" : "";
   throw new AvaError(
-    code,
+    "INVALID_ARGUMENT",
     `${at}: codec ${JSON.stringify(name)} is not supported for writing${readOnly} (supported: ${CODECS.join(", ")})`,
   );
 }

@@ -1,7 +1,7 @@
-// Avro stream records -> one long Arrow table: a row per point with its channel (dictionary-encoded),
-// timestamp (epoch ns, UTC), tags (JSON text, dictionary-encoded too) and its value in the column of its type (the other value columns
-// are null). Ingest options follow Nominal's add_avro_stream: `tags` fill keys a record lacks (record tags
-// win), and `timestampType` says what the file's numbers mean.
+// Avro stream records -> one long Arrow table: a row per point with its channel and tags (JSON text), both
+// dictionary-encoded, its timestamp (epoch ns, UTC) and its value in the column of its type (the other
+// value columns are null). Ingest options follow Nominal's add_avro_stream: `tags` fill keys a record lacks
+// (record tags win), and `timestampType` says what the file's numbers mean.
 import * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
 import { AVA_TYPE } from "../schema/metadata.js";
