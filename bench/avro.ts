@@ -156,7 +156,8 @@ export async function benchAvro(): Promise<void> {
     table,
   );
 
-  // The same in Chromium, beside avsc's BlockEncoder/BlockDecoder on browserify's shims (bench/browser/avsc-peer.ts).
+  // The same in Chromium, beside avsc's BlockEncoder/BlockDecoder on browserify's shims
+  // (bench/browser/avsc-peer.ts).
   const t = await runBenchPage("avro.html");
   const browserRows: Row[] = [];
   const peerOf: Record<string, string> = {

@@ -190,7 +190,7 @@ class OpenBatch {
   }
 }
 
-/** Copies records into batches of about BATCH_POINTS points; `add` and `finish` give the batches that closed. */
+/** Copies records into batches of about BATCH_POINTS points; `add` and `finish` give the closed batches. */
 export class LongBatchBuilder {
   #open: OpenBatch | undefined;
 
