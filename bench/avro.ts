@@ -10,6 +10,7 @@ import { avroRecords, POINTS, RECORDS } from "./avro-data.js";
 import { type Avsc, avscPeer } from "./avsc-blocks.js";
 import { runBenchPage } from "./browser-page.js";
 import { median, printTable, type Row, rate, ratio, repeat } from "./lib.js";
+import { zstandardCopy } from "./zstd-file.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
@@ -48,6 +49,18 @@ async function benchOurs(records: ava.avro.AvroStreamRecord[]) {
       readReuse = await repeat(RUNS, readAll(true));
     }
   }
+  // zstandard is read, not written: a copy of the null-codec file whose blocks Python's zstandard compressed.
+  const zstdFile = zstandardCopy(nullFile!);
+  let readZstd: number[] | undefined;
+  if (zstdFile) {
+    const readAll = async () => {
+      let n = 0;
+      for await (const r of (await ava.avro.openAvroStream(zstdFile)).records()) n += r.timestamps.length;
+      if (n !== POINTS) throw new Error("read lost points");
+    };
+    await readAll(); // warm
+    readZstd = await repeat(RUNS, readAll);
+  }
   // Ingest: the null-codec file into a nodeStorage table, end to end.
   const dir = await mkdtemp(join(tmpdir(), "ava-bench-avro-"));
   const Telemetry = ava.defineNamespace({
@@ -67,7 +80,7 @@ async function benchOurs(records: ava.avro.AvroStreamRecord[]) {
   );
   const ingest = await repeat(RUNS, (run) => ingestInto(`r${run}`, nullFile!));
   await rm(dir, { recursive: true, force: true });
-  return { byCodec, readReuse, ingest };
+  return { byCodec, readReuse, readZstd, zstdBytes: zstdFile?.length, ingest };
 }
 
 /** avsc on the same records (null and deflate: the codecs it has), its objects built and dropped here. */
@@ -144,6 +157,14 @@ export async function benchAvro(): Promise<void> {
       );
     }
   }
+  if (ours.readZstd) {
+    table.push({
+      case: "ours: read, zstandard",
+      median_ms: median(ours.readZstd),
+      rate: rate(POINTS, median(ours.readZstd), "points"),
+      note: `${(ours.zstdBytes! / 1e6).toFixed(1)} MB, its blocks compressed by Python's zstandard (level 3)`,
+    });
+  } else console.log("(zstandard read skipped: /usr/bin/python3 has no zstandard module)");
   table.push({
     case: "ingest the 10M-point file into a nodeStorage table",
     median_ms: median(ours.ingest),
