@@ -61,27 +61,39 @@ async function pipe(
   return out;
 }
 
-export async function compress(codec: AvroCodec, data: Uint8Array): Promise<Uint8Array> {
+/**
+ * A block's bytes, compressed. `into(n)` may supply the snappy output buffer (a writer that copies each
+ * block out at once reuses one); the result is then a view of it, valid until the next call.
+ */
+export async function compress(
+  codec: AvroCodec,
+  data: Uint8Array,
+  into: (n: number) => Uint8Array = (n) => new Uint8Array(n),
+): Promise<Uint8Array> {
   if (codec === "null") return data;
   if (codec === "snappy") {
-    const body = snappyCompress(data);
-    const out = new Uint8Array(body.length + 4);
-    out.set(body);
-    new DataView(out.buffer).setUint32(body.length, crc32(data), false);
+    // Room for the CRC after the largest compressed size, so the block is one view of one buffer.
+    const body = snappyCompress(data, (n) => into(n + 4));
+    const out = new Uint8Array(body.buffer, body.byteOffset, body.length + 4);
+    new DataView(out.buffer, out.byteOffset).setUint32(body.length, crc32(data), false);
     return out;
   }
   return (await pipe(data, new CompressionStream("deflate-raw"), Number.POSITIVE_INFINITY))!;
 }
 
-/** The block's bytes, uncompressed; AVRO_CORRUPT past `limit` bytes or on a bad stream. `at` names the block. */
+/**
+ * The block's bytes, uncompressed; AVRO_CORRUPT past `limit` bytes or on a bad stream. `at` names the block.
+ * `into(n)` may supply the output buffer for snappy blocks (see snappyDecompress).
+ */
 export async function decompress(
   codec: AvroReadCodec,
   data: Uint8Array,
   limit: number,
   at: string,
+  into?: (n: number) => Uint8Array,
 ): Promise<Uint8Array> {
   if (codec === "null") return data;
-  if (codec === "snappy") return unsnappy(data, limit, at);
+  if (codec === "snappy") return unsnappy(data, limit, at, into);
   if (codec === "zstandard") return unzstd(data, limit, at);
   let out: Uint8Array | undefined;
   try {
@@ -96,11 +108,11 @@ export async function decompress(
   return out;
 }
 
-function unsnappy(data: Uint8Array, limit: number, at: string): Uint8Array {
+function unsnappy(data: Uint8Array, limit: number, at: string, into?: (n: number) => Uint8Array): Uint8Array {
   if (data.length < 4) throw new AvaError("AVRO_CORRUPT", `${at}: a snappy block needs its 4-byte CRC`);
   let out: Uint8Array;
   try {
-    out = snappyDecompress(data.subarray(0, data.length - 4), limit);
+    out = snappyDecompress(data.subarray(0, data.length - 4), limit, into);
   } catch (err) {
     if (!(err instanceof SnappyError)) throw err;
     throw new AvaError("AVRO_CORRUPT", `${at}: the snappy data is corrupt (${err.message})`, { cause: err });

@@ -5,6 +5,7 @@ import { type AvroCodec, checkCodec, compress } from "./codecs.js";
 import { blockParts, encodeHeader } from "./container.js";
 import { type AvroStreamRecord, writeRecord } from "./record.js";
 import { AVRO_STREAM_SCHEMA_TEXT, SEED_BRANCH } from "./schema.js";
+import { ScratchBytes } from "../util/bytes.js";
 
 export interface EncodeOptions {
   codec?: AvroCodec;
@@ -66,12 +67,16 @@ export async function encodeAvroStream(
     close();
     return out.view();
   }
-  let w = new ByteWriter();
+  // One block buffer and one compression buffer serve every block: each compressed block is copied into
+  // the output at once (fresh buffers per block cost more in page faults than compressing).
+  const w = new ByteWriter();
+  const scratch = new ScratchBytes();
   let count = 0;
   const flush = async () => {
     if (count === 0) return;
-    for (const part of blockParts(count, await compress(codec, w.view()), sync)) out.raw(part);
-    w = new ByteWriter(w.length + (w.length >> 3)); // sized like the last block
+    for (const part of blockParts(count, await compress(codec, w.view(), (n) => scratch.take(n)), sync))
+      out.raw(part);
+    w.length = 0;
     count = 0;
   };
   for (const rec of records) {

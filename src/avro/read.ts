@@ -8,6 +8,7 @@ import { type ContainerLimits, ContainerReader, DEFAULT_MAX_BLOCK_BYTES } from "
 import { TypedArena } from "./arena.js";
 import { type AvroStreamRecord, readRecord } from "./record.js";
 import { resolveStreamSchema, type StreamSchema } from "./schema.js";
+import { ScratchBytes } from "../util/bytes.js";
 
 export type AvroSource = Uint8Array | Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
 
@@ -87,6 +88,7 @@ export async function openAvroStream(source: AvroSource, options: ReadOptions = 
 
   let blocksRead = 0;
   const arena = new TypedArena();
+  const scratch = new ScratchBytes();
   async function* records({ reuse = false }: RecordsOptions = {}): AsyncGenerator<AvroStreamRecord> {
     for (;;) {
       const block = container.nextBlock();
@@ -99,7 +101,8 @@ export async function openAvroStream(source: AvroSource, options: ReadOptions = 
       }
       blocksRead++;
       const where = `block at byte ${block.offset}`;
-      const data = await decompress(codec, block.data, maxBlockBytes, where);
+      // Records never keep views into their block's bytes, so every block decompresses into one buffer.
+      const data = await decompress(codec, block.data, maxBlockBytes, where, (n) => scratch.take(n));
       if (block.count * MIN_RECORD_BYTES > data.length) {
         throw new AvaError("AVRO_CORRUPT", `${where} claims ${block.count} records in ${data.length} bytes`);
       }

@@ -15,28 +15,41 @@ function varint(bytes: Uint8Array): { value: number; next: number } {
   throw new SnappyError("length varint too long");
 }
 
-/** The uncompressed bytes; SnappyError when corrupt or when they would exceed `limit`. */
-export function snappyDecompress(input: Uint8Array, limit: number): Uint8Array {
+/** Copies shorter than this go byte by byte: a builtin call (set, copyWithin) costs more than a few bytes. */
+const SHORT = 32;
+
+/**
+ * The uncompressed bytes; SnappyError when corrupt or when they would exceed `limit`. `into(n)` may supply
+ * the output buffer (a reader decompressing block after block reuses one: first-touching fresh memory for
+ * every block cost a third of a snappy read).
+ */
+export function snappyDecompress(
+  input: Uint8Array,
+  limit: number,
+  into: (n: number) => Uint8Array = (n) => new Uint8Array(n),
+): Uint8Array {
   const { value: length, next } = varint(input);
   if (length > limit) throw new SnappyError(`declares ${length} bytes, over the ${limit}-byte limit`);
-  const out = new Uint8Array(length);
+  const out = into(length);
+  const end = input.length;
   let o = 0;
   let i = next;
-  while (i < input.length) {
+  while (i < end) {
     const tag = input[i++]!;
     const type = tag & 3;
     if (type === 0) {
       let len = (tag >>> 2) + 1;
       if (len > 60) {
         const extra = len - 60;
-        if (i + extra > input.length) throw new SnappyError("truncated literal length");
+        if (i + extra > end) throw new SnappyError("truncated literal length");
         len = 0;
         for (let k = 0; k < extra; k++) len += input[i + k]! * 2 ** (8 * k);
         len += 1;
         i += extra;
       }
-      if (i + len > input.length || o + len > length) throw new SnappyError("literal runs past the data");
-      out.set(input.subarray(i, i + len), o);
+      if (i + len > end || o + len > length) throw new SnappyError("literal runs past the data");
+      if (len < SHORT) for (let k = 0; k < len; k++) out[o + k] = input[i + k]!;
+      else out.set(input.subarray(i, i + len), o);
       i += len;
       o += len;
       continue;
@@ -44,21 +57,25 @@ export function snappyDecompress(input: Uint8Array, limit: number): Uint8Array {
     let len: number;
     let offset: number;
     if (type === 1) {
-      if (i >= input.length) throw new SnappyError("truncated copy");
+      if (i >= end) throw new SnappyError("truncated copy");
       len = 4 + ((tag >>> 2) & 7);
       offset = ((tag >>> 5) << 8) | input[i++]!;
-    } else {
-      const size = type === 2 ? 2 : 4;
-      if (i + size > input.length) throw new SnappyError("truncated copy");
+    } else if (type === 2) {
+      if (i + 2 > end) throw new SnappyError("truncated copy");
       len = (tag >>> 2) + 1;
-      offset = 0;
-      for (let k = 0; k < size; k++) offset += input[i + k]! * 2 ** (8 * k);
-      i += size;
+      offset = input[i]! | (input[i + 1]! << 8);
+      i += 2;
+    } else {
+      if (i + 4 > end) throw new SnappyError("truncated copy");
+      len = (tag >>> 2) + 1;
+      offset = (input[i]! | (input[i + 1]! << 8) | (input[i + 2]! << 16) | (input[i + 3]! << 24)) >>> 0;
+      i += 4;
     }
     if (offset === 0 || offset > o || o + len > length)
       throw new SnappyError(`copy of ${len} bytes at offset ${offset} is out of range`);
-    if (offset >= len) out.copyWithin(o, o - offset, o - offset + len);
-    else for (let k = 0; k < len; k++) out[o + k] = out[o + k - offset]!; // overlaps its own output
+    // A byte loop also handles a copy that overlaps its own output (offset < len: a repeated pattern).
+    if (len < SHORT || offset < len) for (let k = 0; k < len; k++) out[o + k] = out[o + k - offset]!;
+    else out.copyWithin(o, o - offset, o - offset + len);
     o += len;
   }
   if (o !== length) throw new SnappyError(`produced ${o} bytes, declared ${length}`);
@@ -75,10 +92,14 @@ function maxCompressedLength(n: number): number {
 /**
  * Greedy matcher over 4-byte hashes, writing into one preallocated buffer. Like snappy itself it skips
  * ahead faster the longer it finds no match (one more byte per step every 32 misses), so incompressible
- * data — telemetry doubles, mostly — costs little.
+ * data — telemetry doubles, mostly — costs little. `into(n)` may supply that buffer (at least `n` bytes);
+ * the result is a view of it.
  */
-export function snappyCompress(input: Uint8Array): Uint8Array {
-  const out = new Uint8Array(maxCompressedLength(input.length));
+export function snappyCompress(
+  input: Uint8Array,
+  into: (n: number) => Uint8Array = (n) => new Uint8Array(n),
+): Uint8Array {
+  const out = into(maxCompressedLength(input.length));
   let o = 0;
   for (let n = input.length; ; ) {
     out[o++] = n >= 0x80 ? (n & 0x7f) | 0x80 : n;
@@ -133,5 +154,5 @@ export function snappyCompress(input: Uint8Array): Uint8Array {
     } else p += misses++ >> 5;
   }
   literal(pending, input.length);
-  return out.slice(0, o);
+  return out.subarray(0, o);
 }

@@ -37,6 +37,21 @@ describe("snappy", () => {
     expect(new TextDecoder().decode(snappyDecompress(stream, 100))).toBe("abababa");
   });
 
+  it("decodes a copy with a 4-byte offset (google/snappy's encoder emits them past 64 KiB)", () => {
+    // length 72; a 40-byte literal; copy 32 bytes from offset 40 (type 3: tag (32 - 1) << 2 | 3, offset LE)
+    const literal = Uint8Array.from({ length: 40 }, (_, i) => 65 + (i % 26));
+    const stream = Uint8Array.of(72, (40 - 1) << 2, ...literal, ((32 - 1) << 2) | 3, 40, 0, 0, 0);
+    expect(snappyDecompress(stream, 100)).toEqual(Uint8Array.of(...literal, ...literal.subarray(0, 32)));
+  });
+
+  it("decompresses into a buffer it is given", () => {
+    const data = new TextEncoder().encode("telemetry ".repeat(500));
+    const scratch = new Uint8Array(10_000);
+    const out = snappyDecompress(snappyCompress(data), data.length, (n) => scratch.subarray(0, n));
+    expect(out.buffer).toBe(scratch.buffer);
+    expect(out).toEqual(data);
+  });
+
   it.each([
     ["a declared length over the limit", Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0x0f), /over the/],
     ["a copy before the start", Uint8Array.of(4, (1 << 2) | 1, 9), /out of range/],
