@@ -67,8 +67,8 @@ export async function encodeAvroStream(
     close();
     return out.view();
   }
-  // One block buffer and one compression buffer serve every block: each compressed block is copied into
-  // the output at once (fresh buffers per block cost more in page faults than compressing).
+  // One block buffer and one compression buffer serve every block, each compressed block being copied
+  // into the output at once: fresh buffers would be fresh memory to page in for every block.
   const w = new ByteWriter();
   const scratch = new ScratchBytes();
   let count = 0;
