@@ -336,4 +336,9 @@ export class ByteWriter {
   view(): Uint8Array {
     return this.#buf.subarray(0, this.length);
   }
+
+  /** Starts over in the same buffer. */
+  reset(): void {
+    this.length = 0;
+  }
 }

@@ -43,12 +43,20 @@ export function encodeHeader(metadata: Record<string, string>, sync: Uint8Array)
   return w.view().slice();
 }
 
+/** The longest a block head can be: two longs, 10 bytes each. */
+export const BLOCK_HEAD_MAX = 20;
+
+/** What precedes a block's data: its record count and its byte size. */
+export function blockHead(count: number, size: number): Uint8Array {
+  const head = new ByteWriter(BLOCK_HEAD_MAX);
+  head.long(count);
+  head.long(size);
+  return head.view();
+}
+
 /** A block as its parts: count and size, the data itself (not copied), the sync marker. */
 export function blockParts(count: number, data: Uint8Array, sync: Uint8Array): Uint8Array[] {
-  const head = new ByteWriter(20);
-  head.long(count);
-  head.long(data.length);
-  return [head.view(), data, sync];
+  return [blockHead(count, data.length), data, sync];
 }
 
 /** A whole block in one buffer, so a sink gets one write a block. */

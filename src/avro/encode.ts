@@ -2,7 +2,7 @@
 // compressed with the chosen codec. (The batching writer, `createWriter`, builds on this.)
 import { ByteWriter } from "./binary.js";
 import { type AvroCodec, checkCodec, compress } from "./codecs.js";
-import { blockParts, encodeHeader } from "./container.js";
+import { BLOCK_HEAD_MAX, blockHead, blockParts, encodeHeader } from "./container.js";
 import { type AvroStreamRecord, writeRecord } from "./record.js";
 import { AVRO_STREAM_SCHEMA_TEXT, SEED_BRANCH } from "./schema.js";
 import { ScratchBytes } from "../util/bytes.js";
@@ -12,9 +12,6 @@ export interface EncodeOptions {
   /** Records per block. Default 64. */
   recordsPerBlock?: number;
 }
-
-/** Room left before a null-codec block for its record count and byte size (two longs, 10 bytes each). */
-const BLOCK_PREFIX_GAP = 20;
 
 /** An upper bound of the file's size when the records are an array (so the output never grows). */
 function sizeHint(records: Iterable<AvroStreamRecord>): number {
@@ -49,17 +46,14 @@ export async function encodeAvroStream(
     let blockAt = 0;
     const close = () => {
       if (count === 0) return;
-      const head = new ByteWriter(BLOCK_PREFIX_GAP);
-      head.long(count);
-      head.long(out.length - blockAt - BLOCK_PREFIX_GAP);
-      out.closeGap(blockAt, BLOCK_PREFIX_GAP, head.view());
+      out.closeGap(blockAt, BLOCK_HEAD_MAX, blockHead(count, out.length - blockAt - BLOCK_HEAD_MAX));
       out.raw(sync);
       count = 0;
     };
     for (const rec of records) {
       if (count === 0) {
         blockAt = out.length;
-        out.skip(BLOCK_PREFIX_GAP);
+        out.skip(BLOCK_HEAD_MAX); // room for the block head, closed up once count and size are known
       }
       writeRecord(out, rec, branchOf);
       if (++count >= recordsPerBlock) close();
@@ -76,7 +70,7 @@ export async function encodeAvroStream(
     if (count === 0) return;
     for (const part of blockParts(count, await compress(codec, w.view(), (n) => scratch.take(n)), sync))
       out.raw(part);
-    w.length = 0;
+    w.reset();
     count = 0;
   };
   for (const rec of records) {

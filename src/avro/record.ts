@@ -129,12 +129,9 @@ function readValues(r: ByteReader, branches: readonly ValueKind[], arena: TypedA
       }
       const kind = branches[branch]!;
       if (kind === "double" && items.length === 0) {
-        if (!doubles || nDoubles === doubles.length) {
-          const grown = new Float64Array(Math.max(16, nDoubles * 2, n));
-          if (doubles) grown.set(doubles);
-          doubles = grown;
-        }
-        doubles[nDoubles++] = r.double();
+        // A double the fast path left (near the end of the bytes, where double() reports truncation); the
+        // fast path above already made room for the rest of this block.
+        doubles![nDoubles++] = r.double();
         continue;
       }
       if (doubles && items.length === 0) {

@@ -3,7 +3,7 @@
 // rewrite that URL), which also works inside a module Worker.
 import * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
-import { concatBytes } from "../util/bytes.js";
+import { concatBytes, ScratchBytes } from "../util/bytes.js";
 
 type ParquetWasm = typeof import("parquet-wasm");
 let loading: Promise<ParquetWasm> | undefined;
@@ -96,16 +96,15 @@ async function ipcChunks(table: A.Table): Promise<Uint8Array[]> {
  * Synchronous, so no other encode can reuse the buffer in between. A fresh buffer per slice cost more in
  * page faults than the copy itself.
  */
-let scratch = new Uint8Array(0);
+const scratch = new ScratchBytes();
 function toWasm(pq: ParquetWasm, chunks: readonly Uint8Array[]): import("parquet-wasm").Table {
-  const size = chunks.reduce((n, c) => n + c.length, 0);
-  if (scratch.length < size) scratch = new Uint8Array(Math.max(size, scratch.length * 2));
+  const joined = scratch.take(chunks.reduce((n, c) => n + c.length, 0));
   let at = 0;
   for (const c of chunks) {
-    scratch.set(c, at);
+    joined.set(c, at);
     at += c.length;
   }
-  return pq.Table.fromIPCStream(scratch.subarray(0, size));
+  return pq.Table.fromIPCStream(joined);
 }
 
 export interface DecodeOptions {

@@ -39,9 +39,7 @@ export function isProvenanceColumn(name: string): boolean {
 
 /** A Utf8 column of `length` copies of one value (or all nulls). */
 function constantUtf8(value: string | null | undefined, length: number): A.Data {
-  return value === null || value === undefined
-    ? allNull(new A.Utf8(), length)
-    : repeatedUtf8([value], [length]);
+  return value === null || value === undefined ? allNull(new A.Utf8(), length) : repeatedUtf8(value, length);
 }
 
 function provenanceData(run: RunProvenance | undefined, updatedAt: bigint, length: number): A.Data[] {

@@ -1,36 +1,24 @@
-// Arrow columns built straight from buffers, for values that repeat: provenance columns (one value for a
-// whole append) and the long table of an Avro stream (one channel and tag set per record).
+// Arrow columns built straight from buffers, for values that repeat: a provenance column (one value for a
+// whole append) and columns of nulls (the value columns an Avro stream's long table leaves empty).
 import * as A from "apache-arrow";
 
 const encoder = new TextEncoder();
 
-/** A Utf8 column holding `texts[i]` `counts[i]` times in a row, each text encoded once. */
-export function repeatedUtf8(texts: readonly string[], counts: readonly number[]): A.Data {
-  const encoded = texts.map((t) => encoder.encode(t));
-  const rows = counts.reduce((a, b) => a + b, 0);
-  const bytes = new Uint8Array(encoded.reduce((n, e, r) => n + e.length * counts[r]!, 0));
-  const offsets = new Int32Array(rows + 1);
-  let row = 0;
-  let at = 0;
-  // A plain loop with locals: as a forEach callback, `row` and `at` lived in a closure context that the
-  // offsets loop re-read on every store (a tenth of an Avro ingest).
-  for (let r = 0; r < encoded.length; r++) {
-    const e = encoded[r]!;
-    const n = counts[r]!;
-    const width = e.length;
-    const total = width * n;
-    // One copy of the text, then doubling copies of what is written: log2(n) calls, not n.
-    if (n > 0) bytes.set(e, at);
-    for (let filled = width; filled < total; ) {
-      const chunk = Math.min(filled, total - filled);
-      bytes.copyWithin(at + filled, at, at + chunk);
-      filled += chunk;
-    }
-    for (let k = 1; k <= n; k++) offsets[row + k] = at + k * width;
-    row += n;
-    at += total;
+/** A Utf8 column of `count` copies of `text`, the text encoded once. */
+export function repeatedUtf8(text: string, count: number): A.Data {
+  const e = encoder.encode(text);
+  const width = e.length;
+  const bytes = new Uint8Array(width * count);
+  // One copy of the text, then doubling copies of what is written: log2(count) calls, not count.
+  if (count > 0) bytes.set(e);
+  for (let filled = width; filled < bytes.length; ) {
+    const chunk = Math.min(filled, bytes.length - filled);
+    bytes.copyWithin(filled, 0, chunk);
+    filled += chunk;
   }
-  return A.makeData({ type: new A.Utf8(), length: rows, nullCount: 0, valueOffsets: offsets, data: bytes });
+  const offsets = new Int32Array(count + 1);
+  for (let k = 1; k <= count; k++) offsets[k] = k * width;
+  return A.makeData({ type: new A.Utf8(), length: count, nullCount: 0, valueOffsets: offsets, data: bytes });
 }
 
 /**

@@ -20,7 +20,8 @@ export class ScratchBytes {
 
   /** `n` bytes, overwriting what the previous take handed out. */
   take(n: number): Uint8Array {
-    if (n > this.#buf.length) this.#buf = new Uint8Array(n);
+    // Doubling, so that sizes creeping up (IPC slices, blocks) do not re-allocate every time.
+    if (n > this.#buf.length) this.#buf = new Uint8Array(Math.max(n, this.#buf.length * 2));
     return this.#buf.subarray(0, n);
   }
 }
