@@ -115,6 +115,16 @@ export interface DecodeOptions {
   path?: string;
 }
 
+/**
+ * A row-less table of the schema, its columns built from their types. parquet-wasm's browser build
+ * decodes the List columns of a row-less file with no child data, which Arrow's IPC writer cannot write.
+ */
+function emptyTable(schema: A.Schema): A.Table {
+  const children = schema.fields.map((f) => A.makeBuilder({ type: f.type }).finish().flush());
+  const struct = A.makeData({ type: new A.Struct(schema.fields), length: 0, nullCount: 0, children });
+  return new A.Table(schema, [new A.RecordBatch(schema, struct)]);
+}
+
 export async function decodeParquet(
   bytes: Uint8Array,
   { columns, path = "(bytes)" }: DecodeOptions = {},
@@ -122,7 +132,8 @@ export async function decodeParquet(
   const pq = await loadParquetWasm();
   try {
     const wasmTable = pq.readParquet(bytes, columns ? { columns: [...columns] } : undefined);
-    return A.tableFromIPC(wasmTable.intoIPCStream());
+    const table = A.tableFromIPC(wasmTable.intoIPCStream());
+    return table.numRows === 0 ? emptyTable(table.schema) : table;
   } catch (cause) {
     throw new AvaError("DATA_CORRUPT", `data file ${path} is not readable Parquet: ${String(cause)}`, {
       cause,

@@ -34,16 +34,6 @@ function withConstantColumn(table: A.Table, name: string, value: number): A.Tabl
   return new A.Table(schema, batches);
 }
 
-/**
- * A row-less table of the schema, its columns built from their types. parquet-wasm's browser build
- * decodes a List column of a row-less file with no child data, which Arrow's IPC writer cannot write.
- */
-function emptyTable(schema: A.Schema): A.Table {
-  const children = schema.fields.map((f) => A.makeBuilder({ type: f.type }).finish().flush());
-  const struct = A.makeData({ type: new A.Struct(schema.fields), length: 0, nullCount: 0, children });
-  return new A.Table(schema, [new A.RecordBatch(schema, struct)]);
-}
-
 export async function wasmEngine({ bundles }: WasmEngineOptions = {}): Promise<SqlEngine> {
   const duckdb = await import("@duckdb/duckdb-wasm");
   const bundle = await duckdb.selectBundle(bundles ?? (await import("./duckdb-bundles.js")).localBundles);
@@ -75,9 +65,8 @@ export async function wasmEngine({ bundles }: WasmEngineOptions = {}): Promise<S
       await conn.query(sql);
     },
     async loadFile(target: string, file: DataFileSource, { fileId, fileColumn, create }) {
-      const decoded = await decodeParquet(await file.bytes(), { path: file.path });
       const rows = withConstantColumn(
-        decoded.numRows === 0 ? emptyTable(decoded.schema) : decoded,
+        await decodeParquet(await file.bytes(), { path: file.path }),
         fileColumn,
         fileId,
       );
