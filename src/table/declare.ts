@@ -30,6 +30,11 @@ export interface BoundTableDeclaration<Row = Record<string, unknown>, In = Row>
   readonly identifier: string;
 }
 
+/** Whether `v` is a table of a namespace definition (`Def.tables.x`): a declaration bound to a namespace. */
+export function isBoundTable(v: unknown): v is BoundTableDeclaration {
+  return (v as TableDeclaration | null)?.kind === "avalanche.table" && "identifier" in (v as object);
+}
+
 export function table<S extends z.ZodObject | A.Schema>({
   schema,
   rowLineage = true,

@@ -7,7 +7,7 @@ import type { RunProvenance } from "../schema/provenance.js";
 import { streamKey } from "../storage/catalog/state.js";
 import type { Storage } from "../storage/types.js";
 import type { AppendResult } from "../table/append-result.js";
-import type { BoundTableDeclaration } from "../table/declare.js";
+import { type BoundTableDeclaration, isBoundTable } from "../table/declare.js";
 import { type AppendInput, Table } from "../table/table.js";
 import { Transaction } from "../table/transaction.js";
 import { checkKey } from "../util/names.js";
@@ -20,7 +20,7 @@ export interface CursorProvider {
 
 /** In `inject`: the cursor `key` of `table` (a table of a namespace definition). */
 export function cursor(table: BoundTableDeclaration, { key }: { key: string }): CursorProvider {
-  if (table?.kind !== "avalanche.table" || !("identifier" in table))
+  if (!isBoundTable(table))
     throw new AvaError(
       "INVALID_ARGUMENT",
       "ava.cursor takes a table of a namespace definition, such as Def.tables.x",

@@ -10,6 +10,7 @@ import { Table } from "../table/table.js";
 import { Transaction } from "../table/transaction.js";
 import { isRunContextMarker, isRunInputMarker, type RunContext } from "./context.js";
 import { Cursor, isCursorProvider } from "./cursor.js";
+import { requireStorage } from "./errors.js";
 import { isStreamProvider, lineageOf, resolveProvider } from "./providers.js";
 import type { StepDefinition } from "./step.js";
 
@@ -58,12 +59,8 @@ async function resolveInject(
     if (isStreamProvider(value))
       out[key] = await resolveProvider(value, task, task.args, storage, tx, consumed);
     else if (isCursorProvider(value)) {
-      if (!storage)
-        throw new AvaError(
-          "INVALID_ARGUMENT",
-          `step ${task.slug}: inject.${key} (a cursor) needs the run's storage; pass { storage } to flow.run(...)`,
-        );
-      out[key] = new Cursor(storage, value.table, value.key, provenance);
+      const cursorStorage = requireStorage(storage, `step ${task.slug}: inject.${key} (a cursor)`);
+      out[key] = new Cursor(cursorStorage, value.table, value.key, provenance);
     } else if (isRunContextMarker(value)) out[key] = context;
     else if (isRunInputMarker(value)) out[key] = task.input;
     else if (isTableDeclaration(value)) {
@@ -72,12 +69,12 @@ async function resolveInject(
           "INVALID_ARGUMENT",
           `step ${task.slug}: inject.${key} is a table not bound to a namespace; inject Def.tables.${key} of a defineNamespace(...)`,
         );
-      if (!storage)
-        throw new AvaError(
-          "INVALID_ARGUMENT",
-          `step ${task.slug}: inject.${key} needs the run's storage; pass { storage } to flow.run(...)`,
-        );
-      out[key] = new Table(storage, value, provenance, tx);
+      out[key] = new Table(
+        requireStorage(storage, `step ${task.slug}: inject.${key}`),
+        value,
+        provenance,
+        tx,
+      );
     } else out[key] = value;
   }
   // Tables injected above hold this provenance object: their rows carry what the streams consumed.

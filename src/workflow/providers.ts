@@ -6,15 +6,16 @@ import * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
 import type { StreamState } from "../storage/catalog/model.js";
 import type { Storage } from "../storage/types.js";
-import { streamKey } from "../storage/catalog/state.js";
+import { streamStateOf } from "../storage/catalog/state.js";
 import { AppendResult } from "../table/append-result.js";
-import type { BoundTableDeclaration } from "../table/declare.js";
+import { type BoundTableDeclaration, isBoundTable } from "../table/declare.js";
 import { where } from "../table/predicate.js";
 import { toModels, toObjects } from "../table/rows.js";
 import { Scan } from "../table/scan.js";
 import { Table } from "../table/table.js";
 import { checkKey } from "../util/names.js";
 import type { Transaction } from "../table/transaction.js";
+import { requireStorage } from "./errors.js";
 import type { NodeTask } from "./invoke.js";
 
 export type Cardinality = "one" | "oneOrNone" | "all";
@@ -69,7 +70,7 @@ function provider(
   options: StreamOptions = {},
   models?: Cardinality,
 ): StreamProvider {
-  if (table?.kind !== "avalanche.table" || !("identifier" in table))
+  if (!isBoundTable(table))
     throw new AvaError(
       "INVALID_ARGUMENT",
       "streams take a table of a namespace definition, such as Def.tables.documents",
@@ -118,7 +119,7 @@ async function backlogRows(p: StreamProvider, storage: Storage, tx: Transaction)
       "NOT_FOUND",
       `table ${decl.identifier} does not exist; call push() on its namespace first`,
     );
-  const position = state.streams[streamKey(decl.namespace, decl.name, key)]?.position ?? 0;
+  const { position } = streamStateOf(state.streams, decl.namespace, decl.name, key);
   // Snapshot i of a history has sequence number i + 1: those after `position` start at that index.
   const pending = entry.history.snapshots.slice(position).filter((s) => s.addedFiles.length > 0);
   const taken = pending.slice(0, maxSnapshots);
@@ -154,12 +155,9 @@ async function streamRows(
 ): Promise<A.Table> {
   const decl = p.table;
   if (p.appendScan) {
-    if (!storage || !tx)
-      throw new AvaError(
-        "INVALID_ARGUMENT",
-        `append_scan on ${decl.identifier} in node ${task.slug} needs the run's storage; pass { storage } to flow.run(...)`,
-      );
-    return backlogRows(p, storage, tx);
+    const consumer = `append_scan on ${decl.identifier} in node ${task.slug}`;
+    // A node run with storage always has its transaction (invokeStep opens one).
+    return backlogRows(p, requireStorage(storage, consumer), tx!);
   }
   const context = `ava.stream(${decl.identifier}) in node ${task.slug}`;
   if (!decl.rowLineage)
@@ -171,14 +169,10 @@ async function streamRows(
     (a): a is AppendResult<unknown> => a instanceof AppendResult && a.table === decl.identifier,
   );
   if (passed.length === 1) return passed[0]!.data;
-  if (!storage)
-    throw new AvaError(
-      "INVALID_ARGUMENT",
-      `${context} needs the run's storage; pass { storage } to flow.run(...)`,
-    );
+  const runStorage = requireStorage(storage, context);
   if (task.upstream.length === 0) return new A.Table(decl.schema.stored); // no upstream node: no rows
   // Files of other runs are pruned by their _ava_run_id statistics before any is read.
-  const table = new Table(storage, decl);
+  const table = new Table(runStorage, decl);
   const bySlug = where.in("_ava_node_slug", task.upstream);
   if (!task.streamRuns)
     return table.scan({ filter: where.and(where.eq("_ava_run_id", task.runId), bySlug) }).toArrow();
@@ -241,13 +235,7 @@ export async function streamState(
   key: string,
 ): Promise<StreamState> {
   const state = await storage.catalog.current();
-  return (
-    state.streams[streamKey(table.namespace, table.name, key)] ?? {
-      position: 0,
-      attempts: {},
-      quarantined: [],
-    }
-  );
+  return streamStateOf(state.streams, table.namespace, table.name, key);
 }
 
 /**

@@ -115,12 +115,22 @@ export function streamKey(namespace: string, table: string, key: string): string
   return `${namespace}.${table}#${key}`;
 }
 
+/** Where the append_scan consumer `key` of a table stands; one that never ran is at position 0. */
+export function streamStateOf(
+  streams: Readonly<Record<string, StreamState>>,
+  namespace: string,
+  table: string,
+  key: string,
+): StreamState {
+  return streams[streamKey(namespace, table, key)] ?? { position: 0, attempts: {}, quarantined: [] };
+}
+
 function applyStreamProgress(
   streams: Record<string, StreamState>,
   op: Extract<CatalogOp, { op: "streamProgress" }>,
 ): void {
   const id = streamKey(op.namespace, op.table, op.key);
-  const current = streams[id] ?? { position: 0, attempts: {}, quarantined: [] };
+  const current = streamStateOf(streams, op.namespace, op.table, op.key);
   if (current.position !== op.expectedPosition) {
     // A failure noted after another run moved on changes nothing; a consumption would process twice.
     if (op.failed) return;
