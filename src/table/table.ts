@@ -62,6 +62,11 @@ export class Table<Row = Record<string, unknown>, In = Row> {
     this.#tx = tx;
   }
 
+  /** The storage the table lives in. */
+  get storage(): Storage {
+    return this.#storage;
+  }
+
   get namespace(): string {
     return this.declaration.namespace;
   }
@@ -147,6 +152,11 @@ export class Table<Row = Record<string, unknown>, In = Row> {
     await this.#state({ fresh: false }); // a missing table or another schema: refused before any file is written
     const { user, stored, zod } = this.declaration.schema;
     const rows = coerceInput(data, { identifier: this.identifier, schema: user, zod });
+    if (operation === "append" && rows.numRows === 0)
+      throw new AvaError(
+        "INVALID_ARGUMENT",
+        `append to ${this.identifier}: no rows to append (an append of zero rows would only make an empty snapshot)`,
+      );
     const table = this.declaration.rowLineage ? withProvenance(rows, stored, this.#run, nowMicros()) : rows;
     const snapshotId = ulid();
     const addedFiles: DataFile[] = [];

@@ -74,7 +74,7 @@ export class Build {
       this.nodes.length,
       step,
       slug,
-      `${step.name}_${this.nodes.length}`,
+      `${step.name}_${n}`, // the original's node ids: the function's name and its 1-based call count
       specs,
     );
     for (const spec of specs) if (spec.kind === "future") node.after.add(this.nodes[spec.node]!);
