@@ -30,10 +30,17 @@ export class Scan {
   readonly #source: ScanSource;
   readonly #columns: readonly string[] | undefined;
   readonly #filter: Predicate | undefined;
+  readonly #limit: number;
 
-  constructor(source: ScanSource, columns?: readonly string[], filter?: Predicate) {
+  constructor(source: ScanSource, columns?: readonly string[], filter?: Predicate, limit?: number) {
+    if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 0))
+      throw new AvaError(
+        "INVALID_ARGUMENT",
+        `scan of ${source.identifier}: limit must be a whole number of rows ≥ 0, got ${String(limit)}`,
+      );
     this.#source = source;
     this.#columns = columns;
+    this.#limit = limit ?? Number.POSITIVE_INFINITY;
     this.#filter = filter && bindPredicate(filter, source.stored, source.identifier);
     for (const c of columns ?? []) {
       if (!source.stored.fields.some((f) => f.name === c)) {
@@ -61,6 +68,8 @@ export class Scan {
   }
 
   async *batches(): AsyncGenerator<A.RecordBatch> {
+    let left = this.#limit;
+    if (left === 0) return; // nothing is read
     const { files } = await this.plan();
     const out = this.schema;
     const read = this.#columns && [
@@ -70,7 +79,13 @@ export class Scan {
       const table = await this.#readFile(file, read);
       const conform = conformer(table.schema, out, file);
       for (const batch of table.batches) {
-        for (const piece of this.#select(batch)) yield conform(piece);
+        for (const piece of this.#select(batch)) {
+          // Files are read in commit order and stop being read once `limit` rows were yielded.
+          const kept = piece.numRows <= left ? piece : piece.slice(0, left);
+          left -= kept.numRows;
+          yield conform(kept);
+          if (left === 0) return;
+        }
       }
     }
   }

@@ -42,6 +42,8 @@ export interface ScanOptions<Row> {
   filter?: Predicate | ((w: Where<Row>) => Predicate);
   /** Time travel: read the table as of this snapshot. */
   snapshotId?: string;
+  /** At most this many rows, the first in commit order; files past them are never read. */
+  limit?: number;
 }
 
 export class Table<Row = Record<string, unknown>, In = Row> {
@@ -195,7 +197,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
   }
 
   scan(options: ScanOptions<Row> = {}): Scan {
-    const { columns, snapshotId } = options;
+    const { columns, snapshotId, limit } = options;
     const filter =
       typeof options.filter === "function" ? options.filter(where as unknown as Where<Row>) : options.filter;
     return new Scan(
@@ -216,6 +218,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
       },
       columns,
       filter,
+      limit,
     );
   }
 

@@ -258,3 +258,35 @@ describe("ava.consume (consume_stream outside workflows)", () => {
     );
   });
 });
+
+describe("scan({ limit })", () => {
+  it("yields the first rows in commit order and reads no file past them", async () => {
+    const storage = ava.memoryStorage();
+    let reads = 0;
+    const counting = {
+      ...storage,
+      files: Object.assign(Object.create(storage.files), {
+        read: (path: string) => {
+          reads++;
+          return storage.files.read(path);
+        },
+      }),
+    };
+    const ns = await Strict.open({ storage: counting });
+    await ns.push();
+    for (let f = 0; f < 3; f++) await ns.items.append([0, 1].map((i) => ({ id: `${f}.${i}`, n: f * 2 + i })));
+    const ids = async (options: Parameters<typeof ns.items.scan>[0]) =>
+      (await ns.items.scan({ columns: ["id"], ...options }).toObjects()).map((r) => r.id);
+    reads = 0;
+    expect(await ids({ limit: 3 })).toEqual(["0.0", "0.1", "1.0"]);
+    expect(reads).toBe(2);
+    expect(await ids({ limit: 2, filter: (w) => w.gt("n", 2) })).toEqual(["1.1", "2.0"]);
+    reads = 0;
+    expect(await ids({ limit: 0 })).toEqual([]);
+    expect(reads).toBe(0);
+    expect(await ids({ limit: 100 })).toHaveLength(6);
+    expect((await ns.items.readModels({ limit: 1 })).map((m) => m.id)).toEqual(["0.0"]);
+    for (const bad of [-1, 1.5, Number.NaN, "2"])
+      await expectAvaError(async () => ns.items.scan({ limit: bad as never }), "INVALID_ARGUMENT", /limit/);
+  });
+});
