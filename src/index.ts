@@ -41,7 +41,13 @@ export {
   type NamespaceDefinition,
   type NamespaceHandle,
 } from "./table/namespace.js";
-export { type Predicate, type Scalar, type Where, where } from "./table/predicate.js";
+export {
+  type Predicate,
+  type ProvenanceColumns,
+  type Scalar,
+  type Where,
+  where,
+} from "./table/predicate.js";
 export { Scan, type ScanPlan } from "./table/scan.js";
 export { type AppendInput, type ScanOptions, Table } from "./table/table.js";
 export { type VacuumOptions, type VacuumResult, vacuum } from "./table/vacuum.js";

@@ -4,7 +4,7 @@
 import type * as A from "apache-arrow";
 import type { AvroSource } from "../avro/read.js";
 import { avroStreamToArrow, type ToArrowOptions } from "../avro/to-arrow.js";
-import { AvaError, toAvaError } from "../errors.js";
+import { AvaError, isAvaError, toAvaError } from "../errors.js";
 import { encodeParquet } from "../parquet/parquet.js";
 import { coerceInput } from "../schema/coerce.js";
 import { type RunProvenance, withProvenance } from "../schema/provenance.js";
@@ -142,7 +142,18 @@ export class Table<Row = Record<string, unknown>, In = Row> {
    * (one row per point); a damaged file is refused whole, before anything is written.
    */
   async appendAvroStream(source: AvroSource, options: ToArrowOptions = {}): Promise<AppendResult<Row>> {
-    return this.append((await avroStreamToArrow(source, options)) as AppendInput<In>);
+    const rows = await avroStreamToArrow(source, options);
+    try {
+      return await this.append(rows as AppendInput<In>);
+    } catch (err) {
+      if (!isAvaError(err, "SCHEMA_MISMATCH")) throw err;
+      throw new AvaError(
+        "SCHEMA_MISMATCH",
+        `${err.message}; appendAvroStream writes the columns of avro.avroStreamArrowSchema: declare the table ` +
+          "with ava.table({ schema: ava.avro.avroStreamArrowSchema })",
+        { cause: err },
+      );
+    }
   }
 
   /** Replaces every row with `data`, as one snapshot (earlier snapshots stay readable). */
