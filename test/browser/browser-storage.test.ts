@@ -7,6 +7,7 @@ import { type FileStore, browserStorage } from "../../src/index.js";
 import { ulid } from "../../src/util/ids.js";
 import { Docs, expectAvaError, telemetry } from "../shared/fixtures.js";
 import { describeSchemaEvolution } from "../shared/schema-evolution-contract.js";
+import { describeSubscriptions } from "../shared/subscribe-contract.js";
 import { describeStorage } from "../shared/storage-contract.js";
 
 const freshName = () => `t${ulid()}`;
@@ -19,6 +20,13 @@ describeStorage("browserStorage", {
 });
 
 describeSchemaEvolution("browserStorage", {
+  async fresh() {
+    const name = freshName();
+    return { open: () => browserStorage({ name, persist: false }) };
+  },
+});
+
+describeSubscriptions("browserStorage", {
   async fresh() {
     const name = freshName();
     return { open: () => browserStorage({ name, persist: false }) };

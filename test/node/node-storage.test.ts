@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { nodeStorage } from "../../src/node.js";
 import { describeSchemaEvolution } from "../shared/schema-evolution-contract.js";
+import { describeSubscriptions } from "../shared/subscribe-contract.js";
 import { describeStorage } from "../shared/storage-contract.js";
 
 describeStorage("nodeStorage", {
@@ -15,6 +16,13 @@ describeStorage("nodeStorage", {
 describeSchemaEvolution("nodeStorage", {
   async fresh() {
     const root = await mkdtemp(join(tmpdir(), "ava-evolve-"));
+    return { open: () => nodeStorage({ root }) };
+  },
+});
+
+describeSubscriptions("nodeStorage", {
+  async fresh() {
+    const root = await mkdtemp(join(tmpdir(), "ava-subscribe-"));
     return { open: () => nodeStorage({ root }) };
   },
 });
