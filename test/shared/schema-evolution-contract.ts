@@ -5,6 +5,7 @@ import * as A from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as ava from "../../src/index.js";
+import { deserializeState, serializeState } from "../../src/storage/catalog/state.js";
 import { expectAvaError } from "./fixtures.js";
 import type { StorageTarget } from "./storage-contract.js";
 
@@ -105,6 +106,15 @@ export function describeSchemaEvolution(name: string, target: StorageTarget) {
         { k: 2n, v: 1.5, unit: null },
         { k: 2n ** 40n, v: 0.1, unit: "m" },
       ]);
+    });
+
+    it("keeps the schema versions through a checkpoint of the catalog", async () => {
+      const { storage } = await evolved(target);
+      const state = await storage.catalog.current();
+      const reopened = deserializeState(serializeState(state), (what) => new Error(what));
+      expect(reopened.tables["shop.items"]!.schemas).toEqual(state.tables["shop.items"]!.schemas);
+      expect(reopened.tables["shop.items"]!.schemas!.map((v) => v.id)).toEqual([0, 1, 2]);
+      expect(reopened.tables["shop.items"]!.history.snapshots.map((s) => s.schemaId)).toEqual([0, 0, 1, 2]);
     });
 
     it("filters and prunes old files by their columns' identity, renamed or missing", async () => {

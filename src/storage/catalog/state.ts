@@ -257,7 +257,7 @@ export function applyOps(
       ) {
         throw new AvaError(
           "SCHEMA_MISMATCH",
-          `table ${key} exists with a different schema or row lineage setting than its declaration (no migration is made)`,
+          `table ${key} exists with a different schema or row lineage setting than its declaration: push() again to evolve it`,
         );
       }
       continue;
