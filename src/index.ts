@@ -9,6 +9,7 @@ export type { SchemaSource } from "./schema/table-schema.js";
 export type {
   ColumnStats,
   DataFile,
+  SchemaVersion,
   Snapshot,
   SnapshotOperation,
   StatValue,
@@ -49,6 +50,7 @@ export {
   where,
 } from "./table/predicate.js";
 export { Scan, type ScanPlan } from "./table/scan.js";
+export { type CommitEvent, type CommitListener } from "./table/subscribe.js";
 export { type AppendInput, type ScanOptions, Table } from "./table/table.js";
 export { type VacuumOptions, type VacuumResult, vacuum } from "./table/vacuum.js";
 export type {

@@ -12,7 +12,7 @@ import { type BoundTableDeclaration, isBoundTable } from "../table/declare.js";
 import { where } from "../table/predicate.js";
 import { toModels, toObjects } from "../table/rows.js";
 import { Scan } from "../table/scan.js";
-import { Table } from "../table/table.js";
+import { Table, tableEntry } from "../table/table.js";
 import { checkKey } from "../util/names.js";
 import type { Transaction } from "../table/transaction.js";
 import { requireStorage } from "./errors.js";
@@ -116,12 +116,7 @@ export async function backlogRows(
   tx: Transaction,
 ): Promise<{ rows: A.Table; snapshots: number }> {
   const state = await storage.catalog.current();
-  const entry = state.tables[decl.identifier];
-  if (!entry)
-    throw new AvaError(
-      "NOT_FOUND",
-      `table ${decl.identifier} does not exist; call push() on its namespace first`,
-    );
+  const entry = tableEntry(state, decl); // NOT_FOUND, or SCHEMA_MISMATCH for a stale declaration
   const { position } = streamStateOf(state.streams, decl.namespace, decl.name, key);
   // Snapshot i of a history has sequence number i + 1: those after `position` start at that index.
   const pending = entry.history.snapshots.slice(position).filter((s) => s.addedFiles.length > 0);
@@ -145,7 +140,7 @@ export async function backlogRows(
     identifier: decl.identifier,
     stored: decl.schema.stored,
     files: storage.files,
-    resolve: async () => ({ snapshot: taken.at(-1), liveFiles: addedFiles }),
+    resolve: async () => ({ snapshot: taken.at(-1), liveFiles: addedFiles, versions: entry.schemas }),
   }).toArrow();
   return { rows, snapshots: taken.length };
 }

@@ -6,11 +6,27 @@ import { expect, it } from "vitest";
 import { type FileStore, browserStorage } from "../../src/index.js";
 import { ulid } from "../../src/util/ids.js";
 import { Docs, expectAvaError, telemetry } from "../shared/fixtures.js";
+import { describeSchemaEvolution } from "../shared/schema-evolution-contract.js";
+import { describeSubscriptions } from "../shared/subscribe-contract.js";
 import { describeStorage } from "../shared/storage-contract.js";
 
 const freshName = () => `t${ulid()}`;
 
 describeStorage("browserStorage", {
+  async fresh() {
+    const name = freshName();
+    return { open: () => browserStorage({ name, persist: false }) };
+  },
+});
+
+describeSchemaEvolution("browserStorage", {
+  async fresh() {
+    const name = freshName();
+    return { open: () => browserStorage({ name, persist: false }) };
+  },
+});
+
+describeSubscriptions("browserStorage", {
   async fresh() {
     const name = freshName();
     return { open: () => browserStorage({ name, persist: false }) };

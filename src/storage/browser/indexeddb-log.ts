@@ -38,10 +38,28 @@ export function openCatalogDB(name: string): Promise<IDBPDatabase<CatalogDB>> {
 export class IndexedDbLog implements CatalogLog {
   readonly #db: () => Promise<IDBPDatabase<CatalogDB>>;
   readonly #durability: Durability;
+  /** Announces this instance's commits to the other contexts of the origin (see watch). */
+  readonly #announce: (version: number) => void;
+  readonly #channelName: string;
 
-  constructor(db: () => Promise<IDBPDatabase<CatalogDB>>, durability: Durability) {
+  constructor(db: () => Promise<IDBPDatabase<CatalogDB>>, durability: Durability, name: string) {
     this.#db = db;
     this.#durability = durability;
+    this.#channelName = `avalanche:${name}`;
+    let channel: BroadcastChannel | undefined;
+    this.#announce = (version) => {
+      if (typeof BroadcastChannel === "undefined") return;
+      channel ??= new BroadcastChannel(this.#channelName);
+      channel.postMessage({ version });
+    };
+  }
+
+  /** Commits of other tabs, Workers and instances of this storage arrive on its BroadcastChannel. */
+  watch(onChange: () => void): () => void {
+    if (typeof BroadcastChannel === "undefined") return () => {};
+    const channel = new BroadcastChannel(this.#channelName);
+    channel.onmessage = () => onChange();
+    return () => channel.close();
   }
 
   async readFrom(version: number): Promise<string[]> {
@@ -63,6 +81,7 @@ export class IndexedDbLog implements CatalogLog {
           await tx.store.add(entry, version);
           const failed = await done;
           if (failed) throw failed;
+          this.#announce(version);
           return true;
         } catch (err) {
           await done;

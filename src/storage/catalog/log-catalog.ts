@@ -23,6 +23,12 @@ export interface CatalogLog {
   latestCheckpoint(): Promise<{ version: number; state: Uint8Array } | undefined>;
   writeCheckpoint(version: number, state: Uint8Array): Promise<void>;
   vacuum(olderThanMs: number): Promise<string[]>;
+  /**
+   * Calls `onChange` when another instance — another tab, Worker or process — may have published an entry
+   * (a hint: the catalog then reads the log to see); stops when the returned function is called. Absent:
+   * only this instance's own commits are noticed.
+   */
+  watch?(onChange: () => void): () => void;
 }
 
 /** An entry written but not yet in the log; publishing it under a version is the atomic commit step. */
@@ -57,6 +63,8 @@ export class LogCatalog implements Catalog {
   readonly #log: CatalogLog;
   readonly #checkpointEvery: number;
   readonly #retryForMs: number;
+  readonly #listeners = new Set<(state: CatalogState) => void>();
+  #unwatch: (() => void) | undefined;
 
   constructor(log: CatalogLog, { checkpointEvery = 100, retryForMs = 30_000 }: LogCatalogOptions = {}) {
     this.#log = log;
@@ -93,8 +101,38 @@ export class LogCatalog implements Catalog {
       state = applyOps(state!, entry.ops).state;
     });
     // A commit of this instance may have moved the held state past what this catch-up read.
-    if (!this.#state || state.version > this.#state.version) this.#state = state;
-    return this.#state;
+    if (!this.#state || state.version > this.#state.version) this.#advance(state);
+    return this.#state!;
+  }
+
+  /** Holds a newer state and tells the subscribers. */
+  #advance(state: CatalogState): void {
+    const before = this.#state?.version;
+    this.#state = state;
+    if (state.version === before) return;
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(state);
+      } catch (err) {
+        // One failing subscriber must not stop the others, nor the commit that made the change.
+        console.error("avalanche-web: a catalog subscriber threw", err);
+      }
+    }
+  }
+
+  subscribe(listener: (state: CatalogState) => void): () => void {
+    if (typeof listener !== "function")
+      throw new AvaError("INVALID_ARGUMENT", "subscribe() needs a listener function");
+    this.#listeners.add(listener);
+    // Watching starts with the first subscriber and stops with the last: an unwatched catalog costs nothing.
+    this.#unwatch ??= this.#log.watch?.(() => void this.current().catch(() => {}));
+    return () => {
+      this.#listeners.delete(listener);
+      if (this.#listeners.size === 0) {
+        this.#unwatch?.();
+        this.#unwatch = undefined;
+      }
+    };
   }
 
   #parse<T>(version: number, parse: () => T): T {
@@ -128,7 +166,9 @@ export class LogCatalog implements Catalog {
       [staged] = await Promise.all([staging, dependsOn]);
       for (let attempt = 0; ; attempt++) {
         if (await staged.publish(applied.state.version)) {
-          if (this.#state === base) this.#state = applied.state;
+          if (this.#state === base) this.#advance(applied.state);
+          // Another catch-up moved the held state meanwhile: subscribers learn of this commit from a new one.
+          else if (this.#listeners.size > 0) void this.current().catch(() => {});
           if (applied.state.version % this.#checkpointEvery === 0) await this.#checkpoint(applied.state);
           return { version: applied.state.version, snapshots: applied.snapshots };
         }

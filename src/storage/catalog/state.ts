@@ -8,7 +8,9 @@ import {
   type DataFile,
   type NamespaceEntry,
   type RunRecord,
+  type SchemaVersion,
   type Snapshot,
+  schemaVersionsOf,
   type StreamState,
   type TableMeta,
   tableKey,
@@ -38,6 +40,17 @@ export type CatalogOp =
       rowLineage: boolean;
       properties: Record<string, string>;
       timestampMs: number;
+    }
+  | {
+      /**
+       * push() of a changed declaration: the table's next schema version, planned (and judged compatible)
+       * by planEvolution from version `fromSchemaId`. The log records the outcome, so replay never re-judges.
+       */
+      op: "evolveSchema";
+      namespace: string;
+      table: string;
+      fromSchemaId: number;
+      version: SchemaVersion;
     }
   | {
       op: "commitSnapshot";
@@ -171,11 +184,28 @@ function applySnapshot(table: TableState, draft: SnapshotDraft): { table: TableS
     addedRows: sumRows(draft.addedFiles),
     removedRows: sumRows(removed),
     totalRows: (parent?.totalRows ?? 0) - sumRows(removed) + sumRows(draft.addedFiles),
+    schemaId: table.schemas?.at(-1)?.id ?? 0,
   };
   if (draft.runId !== undefined) snapshot.runId = draft.runId;
   if (draft.nodeSlug !== undefined) snapshot.nodeSlug = draft.nodeSlug;
   if (draft.workflowName !== undefined) snapshot.workflowName = draft.workflowName;
   return { table: { ...table, history: table.history.append(snapshot, draft.removeAll === true) }, snapshot };
+}
+
+function evolveSchema(table: TableState, op: Extract<CatalogOp, { op: "evolveSchema" }>): TableState {
+  const versions = schemaVersionsOf(table);
+  const current = versions.at(-1)!;
+  if (current.id !== op.fromSchemaId) {
+    // Another push got there first: a no-op when it evolved the table the same way.
+    if (JSON.stringify(current.fields) === JSON.stringify(op.version.fields)) return table;
+    throw new AvaError(
+      "COMMIT_CONFLICT",
+      `table ${op.namespace}.${op.table} moved to schema version ${current.id} while this push planned from version ${op.fromSchemaId}`,
+    );
+  }
+  if (op.version.id !== current.id + 1)
+    throw new AvaError("INVALID_ARGUMENT", `schema version ${op.version.id} does not follow ${current.id}`);
+  return { ...table, schema: op.version.fields, schemas: [...versions, op.version] };
 }
 
 export function applyOps(
@@ -227,13 +257,17 @@ export function applyOps(
       ) {
         throw new AvaError(
           "SCHEMA_MISMATCH",
-          `table ${key} exists with a different schema or row lineage setting than its declaration (no migration is made)`,
+          `table ${key} exists with a different schema or row lineage setting than its declaration: push() again to evolve it`,
         );
       }
       continue;
     }
     if (!existing)
       throw new AvaError("NOT_FOUND", `table ${key} does not exist; call push() on its namespace first`);
+    if (op.op === "evolveSchema") {
+      tables[key] = evolveSchema(existing, op);
+      continue;
+    }
     const current = existing.history.current?.id ?? null;
     if (op.expectedCurrentId !== undefined && op.expectedCurrentId !== current) {
       throw new AvaError(

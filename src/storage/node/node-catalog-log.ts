@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { link, mkdir, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { CatalogLog, StagedEntry } from "../catalog/log-catalog.js";
+import { watchFolder } from "./catalog-watch.js";
 import { ioError, writeNewFile } from "./paths.js";
 
 const pad = (v: number) => String(v).padStart(20, "0");
@@ -19,6 +20,7 @@ export class NodeCatalogLog implements CatalogLog {
   constructor(
     root: string,
     private readonly fsync: boolean,
+    private readonly pollMs = 1000,
   ) {
     this.#logDir = join(root, "_catalog", "log");
     this.#checkpointDir = join(root, "_catalog", "checkpoints");
@@ -95,6 +97,10 @@ export class NodeCatalogLog implements CatalogLog {
     } catch (err) {
       throw ioError(err, `writing catalog checkpoint ${version}`);
     }
+  }
+
+  watch(onChange: () => void): () => void {
+    return watchFolder({ folder: this.#logDir, ready: this.#dirs(), pollMs: this.pollMs }, onChange);
   }
 
   async vacuum(olderThanMs: number): Promise<string[]> {
