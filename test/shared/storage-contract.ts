@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { Storage } from "../../src/index.js";
 import { Docs, doc, expectAvaError, telemetry } from "./fixtures.js";
+import { describeNumericEdges } from "./numeric-edges-contract.js";
 
 export interface StorageTarget {
   fresh(): Promise<{ open(): Storage }>;
@@ -12,6 +13,7 @@ export interface StorageTarget {
 const bytes = (...xs: number[]) => new Uint8Array(xs);
 
 export function describeStorage(name: string, target: StorageTarget) {
+  describeNumericEdges(name, target);
   describe(`storage contract: ${name}`, () => {
     describe("FileStore", () => {
       it("writes whole files once, reads them whole or by range, lists by prefix and deletes", async () => {
