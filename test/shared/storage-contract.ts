@@ -158,6 +158,25 @@ export function describeStorage(name: string, target: StorageTarget) {
         );
       });
 
+      it("refuses a data file swapped for another one of the same row count (DATA_CORRUPT)", async () => {
+        const storage = (await target.fresh()).open();
+        const ns = await Docs.open({ storage });
+        await ns.push();
+        const a = (await ns.telemetry.append(telemetry("a", 0, 4))).snapshot.addedFiles[0]!.path;
+        const b = (await ns.telemetry.append(telemetry("a-much-longer-channel", 0, 4))).snapshot
+          .addedFiles[0]!;
+        const other = await storage.files.read(b.path);
+        await storage.files.delete(a);
+        await storage.files.write(a, other);
+        const fresh = await Docs.open({ storage: storage });
+        await expectAvaError(
+          fresh.telemetry.read(),
+          "DATA_CORRUPT",
+          new RegExp(a.replaceAll(".", "\\.")),
+          /bytes/,
+        );
+      });
+
       it("names a corrupt data file when it is read", async () => {
         const storage = (await target.fresh()).open();
         const ns = await Docs.open({ storage });
