@@ -192,9 +192,9 @@ export function mayMatch(p: Predicate, stats: Record<string, ColumnStats>, rowCo
   const s = stats[p.column];
   if (!s) return true;
   if (isNullCheck(p)) return p.op === "isNull" ? s.nullCount > 0 : s.nullCount < rowCount;
-  if (s.min === undefined || s.max === undefined) return s.nullCount < rowCount; // all null, or no usable bounds
   const min = fromStat(s.min);
   const max = fromStat(s.max);
+  if (min === undefined || max === undefined) return s.nullCount < rowCount; // all null, or no usable bounds
   const within = (v: Comparable) => (compare(v, min) ?? 0) >= 0 && (compare(v, max) ?? 0) <= 0;
   if (p.op === "in") return p.values.some((v) => within(v as Comparable));
   const v = p.value as Comparable;

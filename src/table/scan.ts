@@ -150,6 +150,14 @@ export class Scan {
         { cause },
       );
     }
+    // What is cheap to check before decoding: a file of another size is not the one the catalog recorded
+    // (swapped, truncated or appended to), whatever it decodes to.
+    if (bytes.length !== file.sizeBytes) {
+      throw new AvaError(
+        "DATA_CORRUPT",
+        `data file ${file.path} of table ${this.#source.identifier} is ${bytes.length} bytes; the catalog recorded ${file.sizeBytes}`,
+      );
+    }
     // One record batch per file: parquet-wasm's default of 1024 rows doubled the cost of a scan.
     const batchSize = Math.max(1, file.rowCount);
     const table = await decodeParquet(bytes, { path: file.path, batchSize, ...(columns ? { columns } : {}) });

@@ -4,6 +4,7 @@ import { tableFromIPC } from "apache-arrow";
 import * as pq from "parquet-wasm";
 import { expect, it } from "vitest";
 import { type FileStore, browserStorage } from "../../src/index.js";
+import { openCatalogDB } from "../../src/storage/browser/indexeddb-log.js";
 import { ulid } from "../../src/util/ids.js";
 import { Docs, expectAvaError, telemetry } from "../shared/fixtures.js";
 import { describeSchemaEvolution } from "../shared/schema-evolution-contract.js";
@@ -107,4 +108,31 @@ it("a write the browser refuses is QUOTA_EXCEEDED; the catalog is unchanged and 
 
 it("refuses a storage name that could escape its folder", async () => {
   await expectAvaError(() => browserStorage({ name: "../escape" }), "INVALID_NAME");
+});
+
+it("a missing IndexedDB log entry with later ones is CATALOG_CORRUPT, and vacuum deletes nothing", async () => {
+  const name = freshName();
+  const ns = await Docs.open({ storage: browserStorage({ name, persist: false }) });
+  await ns.push();
+  for (let i = 0; i < 4; i++) await ns.plain.append({ k: `k${i}`, v: i }); // versions 2..5
+  const db = await openCatalogDB(name);
+  await db.delete("log", 3);
+  db.close();
+  const fresh = await Docs.open({ storage: browserStorage({ name, persist: false }) });
+  await expectAvaError(fresh.plain.history(), "CATALOG_CORRUPT", /entry 3 is missing/, /entry 4 exists/);
+  await expectAvaError(fresh.vacuum({ olderThanMs: 0 }), "CATALOG_CORRUPT");
+  const storage = browserStorage({ name, persist: false });
+  expect(await storage.files.list("data/docs/plain/")).toHaveLength(4);
+});
+
+it("a log entry of the wrong shape is CATALOG_CORRUPT naming it", async () => {
+  const name = freshName();
+  const ns = await Docs.open({ storage: browserStorage({ name, persist: false }) });
+  await ns.push();
+  await ns.plain.append({ k: "a", v: 1 });
+  const db = await openCatalogDB(name);
+  await db.put("log", '{"ops":[null]}', 2);
+  db.close();
+  const fresh = await Docs.open({ storage: browserStorage({ name, persist: false }) });
+  await expectAvaError(fresh.plain.history(), "CATALOG_CORRUPT", /IndexedDB log entry 2/, /ops\[0\]/);
 });

@@ -3,7 +3,7 @@
 // first. That failure is the optimistic concurrency: the loser catches up, rebases and adds N+1.
 import { type DBSchema, type IDBPDatabase, openDB } from "idb";
 import { toAvaError } from "../../errors.js";
-import type { CatalogLog, StagedEntry } from "../catalog/log-catalog.js";
+import { type CatalogLog, logGap, type StagedEntry } from "../catalog/log-catalog.js";
 
 export interface CatalogDB extends DBSchema {
   /** version -> the ops of that commit, as JSON */
@@ -63,11 +63,24 @@ export class IndexedDbLog implements CatalogLog {
   }
 
   async readFrom(version: number): Promise<string[]> {
+    let keys: number[];
+    let values: string[];
     try {
-      return await (await this.#db()).getAll("log", IDBKeyRange.lowerBound(version));
+      const tx = (await this.#db()).transaction("log");
+      const range = IDBKeyRange.lowerBound(version);
+      [keys, values] = await Promise.all([tx.store.getAllKeys(range), tx.store.getAll(range)]);
     } catch (err) {
       throw toAvaError(err, `reading catalog entries from ${version}`);
     }
+    // One transaction sees one consistent log: a key out of sequence is a lost entry, not a race.
+    keys.forEach((key, i) => {
+      if (key !== version + i) throw logGap(version + i, key);
+    });
+    return values;
+  }
+
+  entryName(version: number): string {
+    return `IndexedDB log entry ${version}`;
   }
 
   async stage(entry: string): Promise<StagedEntry> {

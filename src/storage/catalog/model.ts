@@ -2,8 +2,11 @@
 // every catalog (memory, Node log files, IndexedDB) stores the same thing.
 import type { FieldJson } from "../../schema/arrow-json.js";
 
-/** A statistics value as JSON: bigints (Int64, timestamps) are tagged so they survive the round trip. */
-export type StatValue = number | string | boolean | { bigint: string };
+/**
+ * A statistics value as JSON: bigints (Int64, timestamps) and the floats JSON cannot hold (±Infinity; JSON
+ * writes them as null) are tagged so they survive the round trip.
+ */
+export type StatValue = number | string | boolean | { bigint: string } | { float: "Infinity" | "-Infinity" };
 
 export interface ColumnStats {
   nullCount: number;
