@@ -52,7 +52,11 @@ export class Build {
     }
   }
 
+  /** Why the workflow cannot run (a step without a name), kept for run time: never thrown at import. */
+  problem: AvaError | undefined;
+
   invoke(step: StepDefinition, args: unknown[], indexed: boolean): NodeFuture | NodeFuture[] {
+    if (step.slug === "") return this.#invokeUnnamed(step, args, indexed);
     const owner = this.#stepOfSlug.get(step.slug);
     if (owner && owner !== step)
       throw new AvaError(
@@ -68,13 +72,28 @@ export class Build {
         "WORKFLOW_INVALID",
         `workflow ${this.workflowName}: the slug "${slug}" is used twice`,
       );
-    const specs = args.map((a, i) => argSpec(a, i, step.slug, this));
+    return this.#add(step, slug, args, indexed);
+  }
+
+  /** A step whose function lost its name (minified): a placeholder node, and the reason the run is refused. */
+  #invokeUnnamed(step: StepDefinition, args: unknown[], indexed: boolean): NodeFuture | NodeFuture[] {
+    const position = this.nodes.length + 1;
+    this.problem ??= new AvaError(
+      "WORKFLOW_INVALID",
+      `workflow ${this.workflowName}: step call ${position} has no name (its function is anonymous, or a ` +
+        `minifier stripped its name); name it: ava.step("generate", async (…) => …), or pass { slug }`,
+    );
+    return this.#add(step, `unnamed_${position}`, args, indexed);
+  }
+
+  #add(step: StepDefinition, slug: string, args: unknown[], indexed: boolean): NodeFuture | NodeFuture[] {
+    const specs = args.map((a, i) => argSpec(a, i, slug, this));
     const node = new Invocation(
       this,
       this.nodes.length,
       step,
       slug,
-      `${step.name}_${this.nodes.length}`,
+      `${step.name || slug}_${this.nodes.length}`,
       specs,
     );
     for (const spec of specs) if (spec.kind === "future") node.after.add(this.nodes[spec.node]!);
