@@ -9,7 +9,10 @@ import { chain, fanOut, handoff1k, handoff1m, handoverTimes, NODES, noopFn } fro
 const RUNS = 5;
 
 export async function benchWorkflow(): Promise<void> {
-  const pool = ava.workerExecutor({ module: new URL("./workflow-flows.ts", import.meta.url), size: 4 });
+  const pool = ava.workerExecutor({
+    worker: new URL("./workflow-thread.worker.ts", import.meta.url),
+    size: 4,
+  });
   try {
     await chain.run({ executor: pool }).result(); // start the threads and warm both paths
     await chain.run().result();

@@ -103,3 +103,4 @@ export { getRun, listRuns } from "./workflow/runs.js";
 export { dest, type Step, type StepDefinition, type StepOptions, source, step } from "./workflow/step.js";
 export { type Resolved, Workflow, type WorkflowOptions, workflow } from "./workflow/workflow.js";
 export { type WorkerExecutorOptions, workerExecutor } from "./workflow/web-executor.js";
+export { serveWorkflows } from "./workflow/serve-workflows.js";

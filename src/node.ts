@@ -2,4 +2,5 @@
 export * from "./index.js";
 export { type NodeStorageOptions, nodeStorage } from "./storage/node/node-storage.js";
 export { nodeFileSink, nodeFileSource } from "./storage/node/avro-files.js";
-export { workerExecutor } from "./workflow/node/thread-executor.js";
+export { type ThreadExecutorOptions, workerExecutor } from "./workflow/node/thread-executor.js";
+export { serveWorkflows } from "./workflow/node/serve-threads.js";

@@ -7,7 +7,10 @@ import { report, timed } from "./report.js";
 const RUNS = 5;
 
 await report(async () => {
-  const pool = ava.workerExecutor({ module: new URL("../workflow-flows.ts", import.meta.url).href, size: 4 });
+  const pool = ava.workerExecutor({
+    worker: () => new Worker(new URL("./workflow.worker.ts", import.meta.url), { type: "module" }),
+    size: 4,
+  });
   try {
     await chain.run({ executor: pool }).result(); // start the Workers and warm both paths
     await chain.run().result();

@@ -52,7 +52,11 @@ export class Build {
     }
   }
 
+  /** Why the workflow cannot run (a step without a name), kept for run time: never thrown at import. */
+  problem: AvaError | undefined;
+
   invoke(step: StepDefinition, args: unknown[], indexed: boolean): NodeFuture | NodeFuture[] {
+    if (step.slug === "") return this.#invokeUnnamed(step, args, indexed);
     const owner = this.#stepOfSlug.get(step.slug);
     if (owner && owner !== step)
       throw new AvaError(
@@ -68,13 +72,38 @@ export class Build {
         "WORKFLOW_INVALID",
         `workflow ${this.workflowName}: the slug "${slug}" is used twice`,
       );
-    const specs = args.map((a, i) => argSpec(a, i, step.slug, this));
+    return this.#add(step, slug, n, args, indexed);
+  }
+
+  /** A step whose function lost its name (minified): a placeholder node, and the reason the run is refused. */
+  #invokeUnnamed(step: StepDefinition, args: unknown[], indexed: boolean): NodeFuture | NodeFuture[] {
+    const position = this.nodes.length + 1;
+    this.problem ??= new AvaError(
+      "WORKFLOW_INVALID",
+      `workflow ${this.workflowName}: step call ${position} has no name (its function is anonymous, or a ` +
+        `minifier stripped its name); name it: ava.step("generate", async (…) => …), or pass { slug }`,
+    );
+    const n = (this.#calls.get(step) ?? 0) + 1;
+    this.#calls.set(step, n);
+    return this.#add(step, `unnamed_${position}`, n, args, indexed);
+  }
+
+  /** `call`: which call of `step` this is in the builder, from 1. */
+  #add(
+    step: StepDefinition,
+    slug: string,
+    call: number,
+    args: unknown[],
+    indexed: boolean,
+  ): NodeFuture | NodeFuture[] {
+    const specs = args.map((a, i) => argSpec(a, i, slug, this));
     const node = new Invocation(
       this,
       this.nodes.length,
       step,
       slug,
-      `${step.name}_${n}`, // the original's node ids: the function's name and its 1-based call count
+      // The original's node ids: the function's name (the step's slug when minified away) and its call count.
+      `${step.name || step.slug || "unnamed"}_${call}`,
       specs,
     );
     for (const spec of specs) if (spec.kind === "future") node.after.add(this.nodes[spec.node]!);

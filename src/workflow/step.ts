@@ -10,7 +10,10 @@ export type StepRole = "step" | "source" | "dest";
 export type FutureOr<T> = T | NodeFuture<T>;
 
 export interface StepOptions {
-  /** The node's slug; by default the function's name. Repeated calls get `slug_2`, `slug_3`, … */
+  /**
+   * The node's slug; by default the name given first (`ava.step("name", fn)`), else the function's name.
+   * Repeated calls get `slug_2`, `slug_3`, …
+   */
   slug?: string;
   /**
    * Values handed to the function as one last argument, resolved when the node runs: table declarations
@@ -49,20 +52,20 @@ export type Step<F extends AnyFn, N extends number | undefined = undefined> = ((
 
 const SLUG = /^[A-Za-z_][A-Za-z0-9_-]{0,127}$/;
 
+/**
+ * A step's definition. A function without a name (a minifier strips `function generate` to `function`)
+ * is not refused here, where it would break the import of the module that defines it: the workflow that
+ * calls it refuses to run, saying how to name it.
+ */
 function define<F extends AnyFn, N extends number | undefined>(
   role: StepRole,
   fn: F,
   options: StepOptions & { numReturns?: N } = {},
 ): Step<F, N> {
   if (typeof fn !== "function")
-    throw new AvaError("INVALID_ARGUMENT", `ava.${role}(fn): fn is not a function`);
+    throw new AvaError("INVALID_ARGUMENT", `ava.${role}(name, fn): fn is not a function`);
   const slug = options.slug ?? fn.name;
-  if (!slug)
-    throw new AvaError(
-      "WORKFLOW_INVALID",
-      `ava.${role}: an anonymous function needs { slug } to name its node`,
-    );
-  if (!SLUG.test(slug))
+  if (slug !== "" && !SLUG.test(slug))
     throw new AvaError(
       "WORKFLOW_INVALID",
       `step slug "${slug}" must be letters, digits, _ or - (starting with a letter or _), at most 128`,
@@ -91,25 +94,78 @@ function define<F extends AnyFn, N extends number | undefined>(
   return Object.assign(call, { definition }) as Step<F, N>;
 }
 
+/** `(name, fn, options)` or `(fn, options)`: the options with the name as the slug. */
+function parse<F extends AnyFn, O extends StepOptions>(
+  role: StepRole,
+  first: string | F,
+  second: F | O | undefined,
+  third: O | undefined,
+): [F, O | StepOptions] {
+  if (typeof first !== "string") return [first, (second as O | undefined) ?? {}];
+  if (!SLUG.test(first))
+    throw new AvaError(
+      "WORKFLOW_INVALID",
+      `ava.${role}(${JSON.stringify(first)}, fn): the name must be letters, digits, _ or - (starting with a letter or _), at most 128`,
+    );
+  return [second as F, { ...third, slug: first }];
+}
+
+type Options<N extends number | undefined> = StepOptions & { numReturns?: N };
+
+/**
+ * A step: `ava.step("generate", async (n: number) => …, options?)`. The name is the node's slug, stable
+ * in minified builds; `ava.step(async function generate(…) {…})` takes the function's name, which a
+ * minifier strips (the workflow then refuses to run, saying so).
+ */
+export function step<F extends AnyFn, N extends number | undefined = undefined>(
+  name: string,
+  fn: F,
+  options?: Options<N>,
+): Step<F, N>;
 export function step<F extends AnyFn, N extends number | undefined = undefined>(
   fn: F,
-  options?: StepOptions & { numReturns?: N },
+  options?: Options<N>,
+): Step<F, N>;
+export function step<F extends AnyFn, N extends number | undefined = undefined>(
+  first: string | F,
+  second?: F | Options<N>,
+  third?: Options<N>,
 ): Step<F, N> {
-  return define("step", fn, options);
+  return define("step", ...parse("step", first, second, third)) as Step<F, N>;
 }
 
 /** A step that brings data in (its role is recorded). */
 export function source<F extends AnyFn, N extends number | undefined = undefined>(
+  name: string,
   fn: F,
-  options?: StepOptions & { numReturns?: N },
+  options?: Options<N>,
+): Step<F, N>;
+export function source<F extends AnyFn, N extends number | undefined = undefined>(
+  fn: F,
+  options?: Options<N>,
+): Step<F, N>;
+export function source<F extends AnyFn, N extends number | undefined = undefined>(
+  first: string | F,
+  second?: F | Options<N>,
+  third?: Options<N>,
 ): Step<F, N> {
-  return define("source", fn, options);
+  return define("source", ...parse("source", first, second, third)) as Step<F, N>;
 }
 
 /** A step that sends data out (its role is recorded). */
 export function dest<F extends AnyFn, N extends number | undefined = undefined>(
+  name: string,
   fn: F,
-  options?: StepOptions & { numReturns?: N },
+  options?: Options<N>,
+): Step<F, N>;
+export function dest<F extends AnyFn, N extends number | undefined = undefined>(
+  fn: F,
+  options?: Options<N>,
+): Step<F, N>;
+export function dest<F extends AnyFn, N extends number | undefined = undefined>(
+  first: string | F,
+  second?: F | Options<N>,
+  third?: Options<N>,
 ): Step<F, N> {
-  return define("dest", fn, options);
+  return define("dest", ...parse("dest", first, second, third)) as Step<F, N>;
 }

@@ -17,7 +17,6 @@ export interface WorkerPort {
 
 interface Job {
   id: number;
-  module: string;
   task: NodeTask;
   storage: StorageDescriptor | undefined;
   signal: AbortSignal;
@@ -47,7 +46,6 @@ export class WorkerPool {
   }
 
   run(
-    module: string,
     task: NodeTask,
     storage: StorageDescriptor | undefined,
     signal: AbortSignal,
@@ -58,7 +56,6 @@ export class WorkerPool {
     return new Promise((resolve, reject) => {
       this.#queue.push({
         id: this.#nextId++,
-        module,
         task,
         storage,
         signal,
@@ -74,7 +71,20 @@ export class WorkerPool {
   #dispatch(): void {
     while (this.#queue.length > 0) {
       let slot = [...this.#slots].find((s) => !s.job);
-      if (!slot && this.#slots.size < this.size) slot = this.#start();
+      if (!slot && this.#slots.size < this.size) {
+        try {
+          slot = this.#start();
+        } catch (err) {
+          // the app's worker() threw or gave no worker: the node fails, the pool stays usable
+          const job = this.#queue.shift()!;
+          job.reject(
+            new AvaError("INVALID_ARGUMENT", `node ${job.task.slug}: no worker started: ${errorText(err)}`, {
+              cause: err,
+            }),
+          );
+          continue;
+        }
+      }
       if (!slot) return;
       this.#assign(slot, this.#queue.shift()!);
     }
@@ -124,7 +134,7 @@ export class WorkerPool {
     const transfer = [...input.transfer, ...args.flatMap((a) => a.transfer)];
     const task: NodeTask = { ...job.task, input: input.value, args: args.map((a) => a.value) };
     try {
-      slot.port.post({ type: "run", id: job.id, module: job.module, task, storage: job.storage }, transfer);
+      slot.port.post({ type: "run", id: job.id, task, storage: job.storage }, transfer);
     } catch (err) {
       slot.job = undefined;
       job.reject(
@@ -150,4 +160,8 @@ export class WorkerPool {
     for (const job of this.#queue.splice(0))
       job.reject(new AvaError("UNAVAILABLE", "the worker executor was closed"));
   }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

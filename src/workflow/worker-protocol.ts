@@ -4,7 +4,7 @@ import type { StorageDescriptor } from "../storage/types.js";
 import type { NodeTask } from "./invoke.js";
 
 export type ToWorker =
-  | { type: "run"; id: number; module: string; task: NodeTask; storage: StorageDescriptor | undefined }
+  | { type: "run"; id: number; task: NodeTask; storage: StorageDescriptor | undefined }
   | { type: "cancel"; id: number };
 
 export type FromWorker =

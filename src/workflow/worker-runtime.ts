@@ -1,5 +1,5 @@
-// Inside a worker: imports a workflow module by URL (once), finds the workflow by name among its exports and
-// the node by slug, reopens the run's storage from its descriptor, runs the node and posts the outcome back.
+// Inside a worker: finds the workflow by name among those its entry serves (`serveWorkflows(...)`) and the
+// node by slug, reopens the run's storage from its descriptor, runs the node and posts the outcome back.
 import { AvaError } from "../errors.js";
 import type { Storage, StorageDescriptor } from "../storage/types.js";
 import { decodeValue, encodeValue } from "./crossing.js";
@@ -34,20 +34,39 @@ function unreachable(descriptor: StorageDescriptor): Storage {
   };
 }
 
-export function serveNodes(host: WorkerHost): void {
-  const modules = new Map<string, Promise<Record<string, unknown>>>();
+/** The workflows a worker entry serves, by name; anything else is refused before a worker starts. */
+export function workflowsByName(what: string, flows: readonly unknown[]): ReadonlyMap<string, Workflow> {
+  if (flows.length === 0)
+    throw new AvaError("INVALID_ARGUMENT", `${what}: pass the workflows this worker entry runs`);
+  const byName = new Map<string, Workflow>();
+  flows.forEach((flow, i) => {
+    if (!isWorkflow(flow))
+      throw new AvaError(
+        "INVALID_ARGUMENT",
+        `${what}: argument ${i} is not a workflow (pass the values of ava.workflow(...), not the module)`,
+      );
+    const other = byName.get(flow.name);
+    if (other && other !== flow)
+      throw new AvaError("INVALID_ARGUMENT", `${what}: two different workflows are named ${flow.name}`);
+    byName.set(flow.name, flow);
+  });
+  return byName;
+}
+
+export function serveNodes(host: WorkerHost, flows: ReadonlyMap<string, Workflow>): void {
   const storages = new Map<string, Storage>();
   const running = new Map<number, AbortController>();
 
-  const workflowIn = async (url: string, name: string): Promise<Workflow> => {
-    let mod = modules.get(url);
-    if (!mod) {
-      mod = import(/* @vite-ignore */ url) as Promise<Record<string, unknown>>;
-      modules.set(url, mod);
-    }
-    const found = Object.values(await mod).find((v) => isWorkflow(v) && v.name === name);
-    if (!found) throw new AvaError("NOT_FOUND", `module ${url} exports no workflow named ${name}`);
-    return found as Workflow;
+  const workflowNamed = (name: string): Workflow => {
+    const found = flows.get(name);
+    if (!found)
+      throw new AvaError(
+        "NOT_FOUND",
+        `this worker entry serves no workflow named ${name} (it serves ${[...flows.keys()].join(", ")}); ` +
+          `add it to serveWorkflows(...) in the entry the executor's worker() starts`,
+      );
+    found.assertRunnable();
+    return found;
   };
 
   const storageFor = (descriptor: StorageDescriptor | undefined): Storage | undefined => {
@@ -66,12 +85,11 @@ export function serveNodes(host: WorkerHost): void {
       running.get(message.id)?.abort(new AvaError("RUN_CANCELLED", "the run was cancelled"));
       return;
     }
-    const { id, module, task, storage } = message;
+    const { id, task, storage } = message;
     const abort = new AbortController();
     running.set(id, abort);
     try {
-      const flow = await workflowIn(module, task.workflowName);
-      abort.signal.throwIfAborted(); // cancelled while the module was loading
+      const flow = workflowNamed(task.workflowName);
       const value = await invokeStep(
         flow.node(task.slug).step,
         {

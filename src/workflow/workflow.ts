@@ -33,6 +33,7 @@ export class Workflow<T = unknown> {
   readonly nodes: readonly Invocation[];
   readonly #bySlug: ReadonlyMap<string, Invocation>;
   readonly #output: unknown;
+  readonly #problem: AvaError | undefined;
   #models: ModelLookup | undefined;
 
   constructor(
@@ -44,6 +45,12 @@ export class Workflow<T = unknown> {
     this.nodes = build.topologicalOrder();
     this.#bySlug = new Map(this.nodes.map((n) => [n.slug, n]));
     this.#output = output;
+    this.#problem = build.problem;
+  }
+
+  /** Refuses a workflow that was defined but cannot run (a step without a name, as minifiers leave them). */
+  assertRunnable(): void {
+    if (this.#problem) throw new AvaError(this.#problem.code, this.#problem.message);
   }
 
   /** The zod models of the tables its steps inject, by identifier (for AppendResults crossing workers). */
@@ -94,6 +101,7 @@ export class Workflow<T = unknown> {
 
   /** Starts a run and returns its handle at once. */
   run(options: RunOptions = {}): RunHandle<T> {
+    this.assertRunnable();
     return startRun(this, options);
   }
 }

@@ -1,12 +1,17 @@
-// One suite for every worker executor (Web Workers in Chromium, worker threads in Node): the workflow module
-// of workflow-flows.ts runs in the workers, imported by URL, with the same results as inline.
+// One suite for every worker executor (Web Workers in Chromium, worker threads in Node): the workflows of
+// workflow-flows.ts run in workers started on the test's own worker entries, with the same results as inline.
 import { afterAll, describe, expect, it } from "vitest";
 import * as ava from "../../src/index.js";
 import { expectAvaError } from "./fixtures.js";
 import * as flows from "./workflow-flows.js";
 
 export interface ExecutorTarget {
+  /** A pool on the entry that serves every workflow of workflow-flows.ts. */
   executor(size: number): ava.Executor;
+  /** A pool on an entry that serves `math` only. */
+  narrowExecutor(): ava.Executor;
+  /** This platform's workerExecutor, for options of the wrong shape. */
+  create(options: unknown): ava.Executor;
   /** A storage that workers can reopen (Node files, OPFS + IndexedDB). */
   storage(): ava.Storage | Promise<ava.Storage>;
 }
@@ -167,6 +172,54 @@ export function describeExecutor(name: string, target: ExecutorTarget): void {
         .result();
       expect(again.value).toBe(60);
       expect(again.nodes.load!.status).toBe("not_run");
+    });
+
+    it("refuses a worker option that is not a function, and the retired module option", async () => {
+      await expectAvaError(
+        () => target.create({ worker: 42 }),
+        "INVALID_ARGUMENT",
+        /worker must be a function/,
+      );
+      await expectAvaError(() => target.create({}), "INVALID_ARGUMENT", /got nothing/);
+      await expectAvaError(
+        () => target.create({ module: "./flow.js" }),
+        "INVALID_ARGUMENT",
+        /module.*retired.*serveWorkflows/,
+      );
+      const notAWorker = target.create({ worker: () => ({}), size: 1 });
+      try {
+        const err = (await expectAvaError(
+          flows.math.run({ executor: notAWorker }).result(),
+          "RUN_FAILED",
+        )) as ava.RunError;
+        expect(err.result.nodes.inc!.error).toMatchObject({ code: "INVALID_ARGUMENT" });
+        expect(err.result.nodes.inc!.error!.message).toMatch(/worker\(\) must return a/);
+      } finally {
+        await notAWorker.close();
+      }
+    });
+
+    it("fails a node whose workflow the worker entry does not serve, naming what it serves", async () => {
+      const narrow = target.narrowExecutor();
+      try {
+        expect((await flows.math.run({ executor: narrow }).result()).value).toBe(5);
+        const err = (await expectAvaError(
+          flows.diamond.run({ executor: narrow }).result(),
+          "RUN_FAILED",
+        )) as ava.RunError;
+        const first = Object.values(err.result.nodes).find((n) => n.status === "failed")!;
+        expect(first.error).toMatchObject({ code: "NOT_FOUND" });
+        expect(first.error!.message).toMatch(
+          /serves no workflow named diamond \(it serves math\).*serveWorkflows/,
+        );
+      } finally {
+        await narrow.close();
+      }
+    });
+
+    it("refuses a workflow with an unnamed step before any worker runs it", async () => {
+      const unnamed = ava.workflow({ name: "unnamed-in-workers" }, () => ava.step(async () => 1)());
+      await expectAvaError(() => unnamed.run({ executor: pool }), "WORKFLOW_INVALID", /has no name/);
     });
 
     it("refuses memory storage inside a worker with a clear error", async () => {

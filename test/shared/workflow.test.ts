@@ -61,11 +61,7 @@ describe("building a workflow", () => {
       /"same"/,
     );
     await expectAvaError(() => inc(1), "WORKFLOW_INVALID", /outside a workflow builder/);
-    await expectAvaError(
-      () => ava.step(async () => 1),
-      "WORKFLOW_INVALID",
-      /anonymous function needs \{ slug \}/,
-    );
+    await expectAvaError(() => ava.step("bad name", async () => 1), "WORKFLOW_INVALID", /"bad name"/);
     await expectAvaError(
       () => ava.step(async function ok() {}, { slug: "bad slug" }),
       "WORKFLOW_INVALID",
@@ -77,6 +73,28 @@ describe("building a workflow", () => {
       "WORKFLOW_INVALID",
       /inside an array or object/,
     );
+  });
+
+  it("names a step by its first argument, a name a minifier cannot strip", async () => {
+    const triple = ava.step("triple", async (x: number) => x * 3);
+    const flow = ava.workflow({ name: "named" }, () => triple(triple(2)));
+    expect(flow.nodes.map((n) => n.slug)).toEqual(["triple", "triple_2"]);
+    expect((await flow.run().result()).value).toBe(18);
+    const split = ava.source("split", async () => [1, 2], { numReturns: 2 });
+    expect(split.definition).toMatchObject({ slug: "split", role: "source", numReturns: 2 });
+  });
+
+  it("refuses a step without a name when its workflow runs, never at definition", async () => {
+    // What a minifier leaves of `ava.step(async function generate() {…})`: a function without a name.
+    const anonymous = ava.step(async () => 1);
+    const named = ava.step("named", async (x: number) => x + 1);
+    const flow = ava.workflow({ name: "minified" }, () => named(anonymous())); // defining it throws nothing
+    await expectAvaError(
+      () => flow.run(),
+      "WORKFLOW_INVALID",
+      /workflow minified: step call 1 has no name .*ava\.step\("generate"/,
+    );
+    expect((await math.run().result()).value).toBe(5); // other workflows of the module still run
   });
 
   it("orders nodes explicitly with before() and parallel groups", async () => {
