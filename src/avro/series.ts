@@ -7,7 +7,7 @@ import type { ValueKind } from "./schema.js";
 
 /** A series' buffers shrink back after a flush once they are this much larger than the batches. */
 const SHRINK_FACTOR = 4;
-const MIN_CAPACITY = 64;
+const MIN_CAPACITY = 1024;
 
 export class Series {
   /** Points committed: those past it are staged by a call still being checked. */

@@ -44,6 +44,8 @@ type Values = readonly StreamValue[] | Float64Array | BigInt64Array;
 
 /** Blocks are cut at this many points whatever maxBatchPoints says, so that readers' block limit holds. */
 const MAX_BLOCK_POINTS = 1 << 20;
+/** Up to this many tag sets on one channel, a call finds its series by comparing tags; past it, by key. */
+const FEW_TAG_SETS = 8;
 /** Block buffers kept for reuse; more are made while the sink is slow, and dropped once written. */
 const POOLED_BLOCKS = 4;
 
@@ -81,8 +83,8 @@ export class AvroStreamWriter {
   readonly #sync = crypto.getRandomValues(new Uint8Array(16));
   /** Series by key (channel and sorted tags), in order of first arrival. */
   readonly #series = new Map<string, Series>();
-  /** The last series of each channel: repeated calls find theirs without building a key. */
-  readonly #lastOf = new Map<string, Series>();
+  /** The series of each channel: a call finds its own among a few by comparing tags, building no key. */
+  readonly #ofChannel = new Map<string, Series[]>();
   readonly #pool: BlockEncoder[] = [];
   #pending = 0;
   #headerWritten = false;
@@ -117,8 +119,17 @@ export class AvroStreamWriter {
 
   /** The series of (channel, tags) for values of `kind`: possibly new and not yet registered. */
   #seriesFor(channel: string, tags: Record<string, string> | undefined, kind: ValueKind): Series {
-    let s = this.#lastOf.get(channel);
-    if (s === undefined || !s.hasTags(tags)) {
+    let s: Series | undefined;
+    const known = this.#ofChannel.get(channel);
+    if (known !== undefined && known.length <= FEW_TAG_SETS) {
+      for (let i = 0; i < known.length; i++) {
+        if (known[i]!.hasTags(tags)) {
+          s = known[i];
+          break;
+        }
+      }
+    }
+    if (s === undefined) {
       if (typeof channel !== "string" || channel === "") refuse("a channel name must be a non-empty string");
       const t = checkTags(tags, whereOf(channel));
       const key = JSON.stringify([channel, Object.entries(t).sort(([a], [b]) => (a < b ? -1 : 1))]);
@@ -138,9 +149,11 @@ export class AvroStreamWriter {
   #commit(s: Series, n: number): void {
     if (!s.registered) {
       this.#series.set(s.key, s);
+      const known = this.#ofChannel.get(s.channel);
+      if (known) known.push(s);
+      else this.#ofChannel.set(s.channel, [s]);
       s.registered = true;
     }
-    this.#lastOf.set(s.channel, s);
     s.commit(n);
     this.#pending += n;
   }
@@ -316,7 +329,9 @@ export class AvroStreamWriter {
 
   #forget(s: Series): void {
     this.#series.delete(s.key);
-    if (this.#lastOf.get(s.channel) === s) this.#lastOf.delete(s.channel);
+    const known = this.#ofChannel.get(s.channel)!;
+    known.splice(known.indexOf(s), 1);
+    if (known.length === 0) this.#ofChannel.delete(s.channel);
   }
 
   #encoder(): BlockEncoder {
