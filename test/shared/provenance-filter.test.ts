@@ -46,6 +46,15 @@ it("filters on _ava_node_slug, _ava_run_id and _ava_updated_at, typed", async ()
   );
 });
 
+it("a filter on a column the table lacks is NOT_FOUND, listing the columns it has", async () => {
+  const ns = await Docs.open({ storage: ava.memoryStorage() });
+  await expectAvaError(
+    () => ns.telemetry.scan({ filter: ava.where.eq("chanel", "a") }),
+    "NOT_FOUND",
+    /filter column "chanel" is not in table docs\.telemetry \(its columns: channel, ts, value\)/,
+  );
+});
+
 it("a provenance filter on a table declared with rowLineage: false is NOT_FOUND, naming the column", async () => {
   const ns = await Docs.open({ storage: ava.memoryStorage() });
   await ns.push();
