@@ -1,7 +1,7 @@
 // `avalanche-web avro …`: inspect, print, convert and write Avro stream files from the command line.
 import { writeFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
-import { type AvroCodec, CODECS, checkCodec } from "../avro/codecs.js";
+import { type AvroCodec, checkCodec } from "../avro/codecs.js";
 import { encodeAvroStream } from "../avro/encode.js";
 import { recordFromJson, recordToJson } from "../avro/json.js";
 import { openAvroStream } from "../avro/read.js";

@@ -125,9 +125,12 @@ export function bindPredicate(p: Predicate, schema: A.Schema, table: string): Pr
   return { op: p.op, column: p.column, value: bind(p.value) };
 }
 
-/** For a missing `_ava_*` column: why the table lacks it. */
+/** For a missing column: the ones there are (or, for an `_ava_*` one, why the table lacks it). */
 function why(column: string, schema: A.Schema): string {
-  if (!isProvenanceColumn(column)) return "";
+  if (!isProvenanceColumn(column)) {
+    const own = schema.fields.filter((f) => !isProvenanceColumn(f.name)).map((f) => f.name);
+    return ` (its columns: ${own.join(", ")})`;
+  }
   const provenance = schema.fields.filter((f) => isProvenanceColumn(f.name)).map((f) => f.name);
   return provenance.length === 0
     ? " (declared with rowLineage: false, it has no provenance columns)"

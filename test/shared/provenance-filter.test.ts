@@ -19,7 +19,11 @@ it("filters on _ava_node_slug, _ava_run_id and _ava_updated_at, typed", async ()
   await ns.push();
   await ns.documents.append([doc(1)]); // outside a run: no slug
   await ns.documents.withRun(run("r1", "ingest")).append([doc(2), doc(3)]);
+  // Clear of both appends' stamps (taken from performance.timeOrigin + now(), in µs).
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
+  await pause();
   const since = new Date();
+  await pause();
   await ns.documents.withRun(run("r2", "enrich")).append([doc(4)]);
 
   const ids = async (filter: (w: ava.Where<Document>) => ava.Predicate) =>
@@ -39,6 +43,15 @@ it("filters on _ava_node_slug, _ava_run_id and _ava_updated_at, typed", async ()
     () => ns.documents.scan({ filter: (w) => w.eq("_ava_nope", "x") }),
     "NOT_FOUND",
     /its provenance columns: _ava_updated_at, _ava_run_id/,
+  );
+});
+
+it("a filter on a column the table lacks is NOT_FOUND, listing the columns it has", async () => {
+  const ns = await Docs.open({ storage: ava.memoryStorage() });
+  await expectAvaError(
+    () => ns.telemetry.scan({ filter: ava.where.eq("chanel", "a") }),
+    "NOT_FOUND",
+    /filter column "chanel" is not in table docs\.telemetry \(its columns: channel, ts, value\)/,
   );
 });
 
