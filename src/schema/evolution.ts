@@ -3,7 +3,7 @@
 // renames and drops — so that every file written under an older version still reads under the new one.
 // Columns keep their field id (Iceberg's rule): a rename keeps it, a new column gets one never used before.
 import { AvaError } from "../errors.js";
-import type { SchemaVersion } from "../storage/catalog/model.js";
+import type { DefaultValue, SchemaVersion } from "../storage/catalog/model.js";
 import type { FieldJson, TypeJson } from "./arrow-json.js";
 import { typeShape } from "./cast.js";
 
@@ -12,6 +12,8 @@ export interface EvolutionDeclaration {
   fields: readonly FieldJson[];
   renames: Readonly<Record<string, string>>;
   drops: readonly string[];
+  /** Initial defaults of required columns, by name (zod `.default()`; see zodDefaults). */
+  defaults: Readonly<Record<string, DefaultValue>>;
 }
 
 const sameShape = (a: TypeJson, b: TypeJson) => JSON.stringify(typeShape(a)) === JSON.stringify(typeShape(b));
@@ -102,15 +104,20 @@ export function planEvolution(
   let nextId = nextFieldId(versions);
   const fieldIds: Record<string, number> = {};
   const used = new Set<string>();
+  // Defaults of columns kept (by id) stay: files of any earlier version may lack them.
+  const initialDefaults: Record<string, DefaultValue> = {};
+  for (const [id, v] of Object.entries(current.initialDefaults ?? {})) initialDefaults[id] = v;
   for (const field of declared.fields) {
     const source = sourceOf.get(field.name) ?? (stored.has(field.name) ? field.name : undefined);
     if (source === undefined) {
-      if (!field.nullable)
+      const initial = declared.defaults[field.name];
+      if (!field.nullable && initial === undefined)
         refuse(
           field.name,
-          "is new and required, but the rows already stored have no value for it: declare it optional or nullable (z.….optional()), or rename an existing column to it (renames)",
+          "is new and required, but the rows already stored have no value for it: declare it optional or nullable (z.….optional()), give it a default (z.….default(v)), or rename an existing column to it (renames)",
         );
       fieldIds[field.name] = nextId++;
+      if (!field.nullable) initialDefaults[fieldIds[field.name]!] = initial!;
       continue;
     }
     if (used.has(source)) refuse(field.name, `takes column "${source}", which another column already takes`);
@@ -126,5 +133,9 @@ export function planEvolution(
         `is stored but no longer declared: list it in drops to drop it (old snapshots keep its data), or in renames as { newName: "${name}" }`,
       );
   }
-  return { id: current.id + 1, fields: [...declared.fields], fieldIds, timestampMs };
+  const kept = new Set(Object.values(fieldIds).map(String));
+  for (const id of Object.keys(initialDefaults)) if (!kept.has(id)) delete initialDefaults[id];
+  const version: SchemaVersion = { id: current.id + 1, fields: [...declared.fields], fieldIds, timestampMs };
+  if (Object.keys(initialDefaults).length > 0) version.initialDefaults = initialDefaults;
+  return version;
 }

@@ -6,10 +6,11 @@ import { AvaError } from "../errors.js";
 import { typeFromJson } from "../schema/arrow-json.js";
 import { castData, sameType } from "../schema/cast.js";
 import { isProvenanceColumn } from "../schema/provenance.js";
-import type { ColumnStats, DataFile, SchemaVersion } from "../storage/catalog/model.js";
+import { filledColumn } from "../schema/defaults.js";
+import type { ColumnStats, DataFile, DefaultValue, SchemaVersion } from "../storage/catalog/model.js";
 
-/** Where a current column is in a file, or null when the file predates it. */
-export type ColumnSource = { name: string; type: A.DataType } | null;
+/** Where a current column is in a file, or what fills it when the file predates it (its initial default, or null). */
+export type ColumnSource = { name: string; type: A.DataType } | { fill: DefaultValue | undefined };
 
 /** How one file's columns map onto the current ones (by current column name). */
 export type FileProjection = ReadonlyMap<string, ColumnSource>;
@@ -44,8 +45,10 @@ export class SchemaLayout {
       projection = new Map(
         this.#stored.fields.map((field): [string, ColumnSource] => {
           if (isProvenanceColumn(field.name)) return [field.name, { name: field.name, type: field.type }];
-          const old = byId.get(current.fieldIds[field.name]);
-          return [field.name, old ? { name: old.name, type: typeFromJson(old.type) } : null];
+          const id = current.fieldIds[field.name]!;
+          const old = byId.get(id);
+          if (old) return [field.name, { name: old.name, type: typeFromJson(old.type) }];
+          return [field.name, { fill: current.initialDefaults?.[id] }];
         }),
       );
       this.#projections.set(id, projection);
@@ -59,8 +62,10 @@ export class SchemaLayout {
     if (!projection) return file.stats;
     const out: Record<string, ColumnStats> = {};
     for (const [name, source] of projection) {
-      if (source === null) out[name] = { nullCount: file.rowCount };
-      else if (file.stats[source.name] && !A.DataType.isTimestamp(source.type)) {
+      if ("fill" in source) {
+        // All null, so filters on it prune the file; a filled default is simply not pruned on.
+        if (source.fill === undefined) out[name] = { nullCount: file.rowCount };
+      } else if (file.stats[source.name] && !A.DataType.isTimestamp(source.type)) {
         // Widened numbers compare as they did (number vs bigint compares exactly); a finer timestamp
         // unit would rescale them, so those bounds are not used.
         out[name] = file.stats[source.name]!;
@@ -68,12 +73,6 @@ export class SchemaLayout {
     }
     return out;
   }
-}
-
-function nulls(type: A.DataType, length: number): A.Data {
-  const builder = A.makeBuilder({ type, nullValues: [null] });
-  for (let i = 0; i < length; i++) builder.append(null);
-  return builder.finish().flush();
 }
 
 /**
@@ -88,12 +87,12 @@ export function conformer(
 ): (batch: A.RecordBatch) => A.RecordBatch {
   const columns = schema.fields.map((field) => {
     const source = projection ? projection.get(field.name)! : { name: field.name, type: field.type };
-    if (source === null) return { index: -1, type: field.type, cast: false };
+    if ("fill" in source) return { index: -1, field, cast: false, fill: source.fill };
     const index = decoded.fields.findIndex((f) => f.name === source.name);
     const found = decoded.fields[index]?.type;
-    if (index >= 0 && sameType(found!, field.type)) return { index, type: field.type, cast: false };
+    if (index >= 0 && sameType(found!, field.type)) return { index, field, cast: false, fill: undefined };
     if (index >= 0 && projection && sameType(found!, source.type))
-      return { index, type: field.type, cast: true };
+      return { index, field, cast: true, fill: undefined };
     throw new AvaError(
       "DATA_CORRUPT",
       `data file ${file.path}: column "${source.name}" is missing or of another type`,
@@ -101,8 +100,9 @@ export function conformer(
   });
   const struct = new A.Struct(schema.fields);
   return (batch) => {
-    const children = columns.map(({ index, type, cast }) => {
-      if (index < 0) return nulls(type, batch.numRows);
+    const children = columns.map(({ index, field, cast, fill }) => {
+      const type = field.type;
+      if (index < 0) return filledColumn(field, batch.numRows, fill);
       const data = batch.data.children[index]!;
       if (!cast) return data.clone(type);
       const recast = castData(data, type);

@@ -3,6 +3,7 @@
 // One catalog commit for all of it, so a push lands whole or not at all.
 import { AvaError, isAvaError } from "../errors.js";
 import { schemaToJson } from "../schema/arrow-json.js";
+import { zodDefaults } from "../schema/defaults.js";
 import { planEvolution } from "../schema/evolution.js";
 import { schemaVersionsOf } from "../storage/catalog/model.js";
 import type { CatalogOp, CatalogState } from "../storage/catalog/state.js";
@@ -47,7 +48,12 @@ export function planPush(
         "SCHEMA_MISMATCH",
         `table ${decl.identifier} is at schema version ${versions.at(-1)!.id}; this code declares version ${older.id}, an older one: update it to the table's current declaration (a push never goes back)`,
       );
-    const version = planEvolution(decl.identifier, versions, { fields, ...decl.changes }, now);
+    const version = planEvolution(
+      decl.identifier,
+      versions,
+      { fields, ...decl.changes, defaults: zodDefaults(decl.schema.zod) },
+      now,
+    );
     if (version)
       ops.push({
         op: "evolveSchema",

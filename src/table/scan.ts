@@ -132,7 +132,7 @@ export class Scan {
       read && projection
         ? read.flatMap((c) => {
             const source = projection.get(c);
-            return source ? [source.name] : [];
+            return source && "name" in source ? [source.name] : [];
           })
         : read;
     if (columns?.length === 0) {

@@ -108,6 +108,46 @@ export function describeSchemaEvolution(name: string, target: StorageTarget) {
       ]);
     });
 
+    it("fills a required column added with a zod default in the rows written before it", async () => {
+      const { storage } = await evolved(target);
+      const opened = new Date(Date.UTC(2020, 0, 1));
+      const V3 = V2.extend({
+        priority: z.int().default(5),
+        urgent: z.boolean().default(false),
+        opened: z.date().default(() => opened),
+        big: z.bigint().default(2n ** 62n),
+      });
+      const ns = await shop(V3, m1, { renames: { item_id: "id" }, drops: ["legacy"] }).open({ storage });
+      await ns.push();
+      await ns.items.append([
+        { item_id: "d0", qty: 1n, status: "new", priority: 1, urgent: true, opened: new Date(0), big: 1n },
+      ]);
+      const rows = byItem(await ns.items.readModels());
+      expect(rows.map((r) => [r.item_id, r.priority, r.urgent, r.opened, r.big])).toEqual([
+        ["a0", 5, false, opened, 2n ** 62n],
+        ["a1", 5, false, opened, 2n ** 62n],
+        ["a2", 5, false, opened, 2n ** 62n],
+        ["b0", 5, false, opened, 2n ** 62n],
+        ["c0", 5, false, opened, 2n ** 62n],
+        ["d0", 1, true, new Date(0), 1n],
+      ]);
+      // Files that predate the column are never pruned on it: their rows hold the default.
+      const five = await ns.items
+        .scan({ filter: (w) => w.eq("priority", 5), columns: ["item_id"] })
+        .toObjects();
+      expect(five.map((r) => r.item_id).sort()).toEqual(["a0", "a1", "a2", "b0", "c0"]);
+      const versions = await ns.items.schemaVersions();
+      expect(Object.keys(versions.at(-1)!.initialDefaults ?? {})).toHaveLength(4);
+      // A default that has no stored form (an array) does not make a new required column acceptable.
+      const V4 = V3.extend({ labels: z.array(z.string()).default([]) });
+      await expectAvaError(
+        (await shop(V4, m1, { renames: { item_id: "id" }, drops: ["legacy"] }).open({ storage })).push(),
+        "SCHEMA_MISMATCH",
+        /"labels" is new and required/,
+        /default/,
+      );
+    });
+
     it("keeps the schema versions through a checkpoint of the catalog", async () => {
       const { storage } = await evolved(target);
       const state = await storage.catalog.current();

@@ -56,7 +56,15 @@ export interface SchemaVersion {
   /** Column name -> field id, for every top-level user column of this version. */
   fieldIds: Record<string, number>;
   timestampMs: number;
+  /**
+   * By field id: the value rows written before a column existed read as (a required column added with a
+   * zod `.default()`, Iceberg's initial-default). Absent: such rows read as null.
+   */
+  initialDefaults?: Record<string, DefaultValue>;
 }
+
+/** A column's initial default as JSON: bigints (Int64) and Dates are tagged so they survive the round trip. */
+export type DefaultValue = string | number | boolean | { bigint: string } | { dateMs: number };
 
 export interface TableMeta {
   namespace: string;
