@@ -70,6 +70,7 @@ export {
   Skip,
   skip,
 } from "./workflow/context.js";
+export { type LogLevel, type Logger, type LoggerMarker, type LogLine, logger } from "./workflow/logger.js";
 export {
   type ConsumeOptions,
   type ConsumeResult,
@@ -79,7 +80,7 @@ export {
 export { Cursor, type CursorProvider, type CursorTransaction, cursor } from "./workflow/cursor.js";
 export { type Executor, type ExecutorRun, inlineExecutor } from "./workflow/executor.js";
 export { NodeFuture, ParallelGroup, parallel } from "./workflow/future.js";
-export type { NodeTask } from "./workflow/invoke.js";
+export type { NodeEvents, NodeOutcome, NodeTask } from "./workflow/invoke.js";
 export {
   type Cardinality,
   modelStream,

@@ -1,7 +1,7 @@
 // Executors run nodes. The scheduler hands one node at a time to `runNode`, never more at once than
 // `concurrency`; the inline executor calls the function in this thread, worker executors in a pool.
 import type { Storage } from "../storage/types.js";
-import { invokeStep, type NodeTask } from "./invoke.js";
+import { invokeStep, type NodeEvents, type NodeOutcome, type NodeTask } from "./invoke.js";
 import type { Workflow } from "./workflow.js";
 
 export interface ExecutorRun {
@@ -15,15 +15,17 @@ export interface Executor {
   /** How many nodes may run at once. */
   readonly concurrency: number;
   /**
-   * Runs one node; rejects with the node's error. `movable[i]`: argument i is used by no one else, so a
-   * worker executor may transfer its buffers instead of copying them.
+   * Runs one node: resolves with its value and lineage, rejects with its error. `movable[i]`: argument i
+   * is used by no one else, so a worker executor may transfer its buffers instead of copying them.
+   * `events` receives what the node reports as it runs (log lines).
    */
   runNode(
     run: ExecutorRun,
     task: NodeTask,
     signal: AbortSignal,
     movable?: readonly boolean[],
-  ): Promise<unknown>;
+    events?: NodeEvents,
+  ): Promise<NodeOutcome>;
   /** Releases what the executor holds (worker pools); inline has nothing. */
   close(): Promise<void>;
 }
@@ -33,8 +35,8 @@ export function inlineExecutor({ concurrency = 16 }: { concurrency?: number } = 
   return {
     kind: "inline",
     concurrency,
-    runNode({ workflow, storage }, task, signal) {
-      return invokeStep(workflow.node(task.slug).step, task, { storage, signal });
+    runNode({ workflow, storage }, task, signal, _movable, events) {
+      return invokeStep(workflow.node(task.slug).step, task, { storage, signal }, events);
     },
     async close() {},
   };

@@ -11,6 +11,7 @@ import { Transaction } from "../table/transaction.js";
 import { isRunContextMarker, isRunInputMarker, type RunContext } from "./context.js";
 import { Cursor, isCursorProvider } from "./cursor.js";
 import { requireStorage } from "./errors.js";
+import { createLogger, isLoggerMarker, type LogLine } from "./logger.js";
 import { isStreamProvider, lineageOf, resolveProvider } from "./providers.js";
 import type { StepDefinition } from "./step.js";
 
@@ -34,6 +35,19 @@ export interface NodeTask {
   args: unknown[];
   input: unknown;
   metadata: Record<string, unknown>;
+  /** The lineage the node's argument values carry: slug -> run id of every node whose output reached it. */
+  lineage: Record<string, string>;
+}
+
+/** What running a node gives the scheduler: its value and the lineage that value carries downstream. */
+export interface NodeOutcome {
+  value: unknown;
+  lineage: Record<string, string>;
+}
+
+/** What a node reports while it runs. */
+export interface NodeEvents {
+  log?(line: LogLine): void;
 }
 
 function isTableDeclaration(v: unknown): v is BoundTableDeclaration {
@@ -46,17 +60,9 @@ async function resolveInject(
   context: RunContext,
   storage: Storage | undefined,
   tx: Transaction | undefined,
+  events: NodeEvents,
+  provenance: RunProvenance,
 ): Promise<Record<string, unknown>> {
-  const provenance: RunProvenance = {
-    runId: task.runId,
-    workflowName: task.workflowName,
-    nodeId: task.nodeId,
-    nodeName: task.nodeName,
-    nodeSlug: task.slug,
-    lineageVector: { self: task.runId },
-    metadata: task.metadata,
-  };
-  if (task.rerunOf) provenance.rerunOf = task.rerunOf;
   const out: Record<string, unknown> = {};
   const consumed: A.Table[] = [];
   for (const [key, value] of Object.entries(step.inject ?? {})) {
@@ -67,6 +73,7 @@ async function resolveInject(
       out[key] = new Cursor(cursorStorage, value.table, value.key, provenance);
     } else if (isRunContextMarker(value)) out[key] = context;
     else if (isRunInputMarker(value)) out[key] = task.input;
+    else if (isLoggerMarker(value)) out[key] = createLogger(value.level, (line) => events.log?.(line));
     else if (isTableDeclaration(value)) {
       if (!("identifier" in value))
         throw new AvaError(
@@ -81,16 +88,33 @@ async function resolveInject(
       );
     } else out[key] = value;
   }
-  // Tables injected above hold this provenance object: their rows carry what the streams consumed.
-  provenance.lineageVector = lineageOf(consumed, task.runId);
+  // Tables injected above hold this provenance object: their rows carry what the streams consumed too.
+  provenance.lineageVector = nodeLineage(task, lineageOf(consumed));
   return out;
+}
+
+/**
+ * The node's lineage vector (the original's context lineage): what its argument values carry, merged with
+ * what the rows its streams consumed carry, plus its own slug with this run's id. JSON keys sorted.
+ */
+function nodeLineage(task: NodeTask, streamed: Record<string, string>): Record<string, string> {
+  const merged: Record<string, string> = { ...task.lineage };
+  for (const [slug, run] of Object.entries(streamed))
+    if (!merged[slug] || merged[slug]! < run) merged[slug] = run;
+  merged[task.slug] = task.runId;
+  return Object.fromEntries(
+    Object.keys(merged)
+      .sort()
+      .map((k) => [k, merged[k]!]),
+  );
 }
 
 export async function invokeStep(
   step: StepDefinition,
   task: NodeTask,
   { storage, signal }: { storage: Storage | undefined; signal: AbortSignal },
-): Promise<unknown> {
+  events: NodeEvents = {},
+): Promise<NodeOutcome> {
   const context: RunContext = {
     runId: task.runId,
     workflowName: task.workflowName,
@@ -104,10 +128,20 @@ export async function invokeStep(
   };
   // The node's appends commit together when it returns, or not at all when it throws.
   const tx = storage ? new Transaction(storage) : undefined;
+  const provenance: RunProvenance = {
+    runId: task.runId,
+    workflowName: task.workflowName,
+    nodeId: task.nodeId,
+    nodeName: task.nodeName,
+    nodeSlug: task.slug,
+    lineageVector: nodeLineage(task, {}),
+    metadata: task.metadata,
+  };
+  if (task.rerunOf) provenance.rerunOf = task.rerunOf;
   let value: unknown;
   try {
     const args = step.inject
-      ? [...task.args, await resolveInject(step, task, context, storage, tx)]
+      ? [...task.args, await resolveInject(step, task, context, storage, tx, events, provenance)]
       : task.args;
     value = await (step.fn as (...a: unknown[]) => unknown)(...args);
     if (step.numReturns > 1 && !(Array.isArray(value) && value.length === step.numReturns)) {
@@ -121,5 +155,5 @@ export async function invokeStep(
     throw err;
   }
   await tx?.commit();
-  return value;
+  return { value, lineage: provenance.lineageVector };
 }

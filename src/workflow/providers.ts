@@ -239,10 +239,10 @@ export async function streamState(
 }
 
 /**
- * The lineage vector of rows a node appends: for each upstream node whose rows it consumed, the run that
- * wrote them (the newest, when several), merged with those rows' own vectors; then `self`.
+ * What the rows a node consumed carry: for each node that wrote some, the run that wrote them (the newest,
+ * when several), merged with those rows' own vectors.
  */
-export function lineageOf(consumed: readonly A.Table[], runId: string): Record<string, string> {
+export function lineageOf(consumed: readonly A.Table[]): Record<string, string> {
   const vector: Record<string, string> = {};
   const note = (slug: string, run: string) => {
     if (!vector[slug] || vector[slug]! < run) vector[slug] = run;
@@ -260,12 +260,12 @@ export function lineageOf(consumed: readonly A.Table[], runId: string): Record<s
       const id = `${slug}\u0000${run}\u0000${inherited}`;
       if (seen.has(id)) continue; // rows of one node and run repeat the same three values
       seen.add(id);
+      // "self" was written by versions before the vector named each node by its slug: not a node.
       if (inherited)
         for (const [k, v] of Object.entries(JSON.parse(inherited) as Record<string, string>))
           if (k !== "self") note(k, v);
       if (slug && run) note(slug, run);
     }
   }
-  vector.self = runId;
   return vector;
 }

@@ -16,7 +16,8 @@ import type { Invocation } from "./build.js";
 import { isRunInputMarker, isSkip } from "./context.js";
 import { fromErrorInfo, toErrorInfo } from "./errors.js";
 import { type Executor, inlineExecutor } from "./executor.js";
-import type { NodeTask } from "./invoke.js";
+import type { NodeOutcome, NodeTask } from "./invoke.js";
+import { type LogLine, MAX_LOG_LINES } from "./logger.js";
 import { planRerun, type RerunSpec } from "./rerun.js";
 import type { Workflow } from "./workflow.js";
 
@@ -70,7 +71,8 @@ export interface RunResult<T = unknown> {
 export type RunEvent =
   | { type: "node-started"; slug: string; done: number; total: number }
   | { type: "node-finished"; slug: string; status: NodeStatus; done: number; total: number }
-  | { type: "run-finished"; status: Exclude<RunStatus, "running">; done: number; total: number };
+  | { type: "run-finished"; status: Exclude<RunStatus, "running">; done: number; total: number }
+  | { type: "log"; slug: string; line: LogLine };
 
 /** The AvaError a failed or cancelled run's result() rejects with. */
 export interface RunError<T = unknown> extends AvaError {
@@ -239,6 +241,8 @@ export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHand
     if (storage) await storage.catalog.commit([{ op: "recordRun", run: record("running"), create: true }]);
 
     const values = new Map<Invocation, unknown>();
+    // The lineage each node's value carries downstream (the original's LineagedResult).
+    const lineages = new Map<Invocation, Record<string, string>>();
     const byIndex = new Map(nodes.map((n) => [n.index, n]));
     // Nodes a rerun leaves out count as done for those that wait on them (by order; values they never
     // give were refused by the plan).
@@ -297,6 +301,7 @@ export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHand
           ),
           input,
           metadata,
+          lineage: argumentLineage(node, byIndex, lineages),
         };
         // An argument whose value no later node and not the output needs may move (buffers transferred).
         const movable = node.args.map((a) => {
@@ -307,16 +312,24 @@ export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHand
           if (left === 0) values.delete(upstream);
           return left === 0;
         });
-        let run: Promise<unknown>;
+        const log = (line: LogLine) => {
+          const kept = result.logs ?? [];
+          result.logs = kept;
+          if (kept.length < MAX_LOG_LINES) kept.push(line);
+          else result.droppedLogs = (result.droppedLogs ?? 0) + 1;
+          handle.emit({ type: "log", slug: node.slug, line });
+        };
+        let run: Promise<NodeOutcome>;
         try {
-          run = executor.runNode({ workflow, storage }, task, signal, movable);
+          run = executor.runNode({ workflow, storage }, task, signal, movable, { log });
         } catch (err) {
           run = Promise.reject(err);
         }
         run
           .then(
-            (value) => {
+            ({ value, lineage }) => {
               values.set(node, value);
+              lineages.set(node, lineage);
               result.status = isSkip(value) ? "skipped" : "success";
               for (const next of downstream.get(node)!) {
                 const left = waiting.get(next)! - 1;
@@ -382,4 +395,16 @@ function callHook(call: () => void): void {
 
 function rerunOfSpec(spec: RerunSpec): NonNullable<NodeTask["rerun"]> {
   return { runId: spec.runId, start: [...spec.start], mode: spec.mode };
+}
+
+/** What a node's argument values carry, merged in argument order (a later producer wins a conflict). */
+function argumentLineage(
+  node: Invocation,
+  byIndex: ReadonlyMap<number, Invocation>,
+  lineages: ReadonlyMap<Invocation, Record<string, string>>,
+): Record<string, string> {
+  const merged: Record<string, string> = {};
+  for (const a of node.args)
+    if (a.kind === "future") Object.assign(merged, lineages.get(byIndex.get(a.node)!));
+  return merged;
 }

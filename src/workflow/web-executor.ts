@@ -73,10 +73,10 @@ export function workerExecutor(options: WorkerExecutorOptions): Executor {
   return {
     kind: "web-worker",
     concurrency: poolSize,
-    runNode({ storage, workflow }, task, signal, movable) {
+    runNode({ storage, workflow }, task, signal, movable, events) {
       workflow.assertRunnable();
       pool ??= new WorkerPool(poolSize, () => webWorkerPort(startWorker(worker)));
-      return pool.run(task, storage?.descriptor, signal, movable, workflow.tableModels);
+      return pool.run(task, storage?.descriptor, signal, movable, workflow.tableModels, events);
     },
     async close() {
       pool?.close();

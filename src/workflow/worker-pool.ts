@@ -5,7 +5,7 @@ import { AvaError } from "../errors.js";
 import type { StorageDescriptor } from "../storage/types.js";
 import { decodeValue, encodeValue, type ModelLookup } from "./crossing.js";
 import { fromErrorInfo } from "./errors.js";
-import type { NodeTask } from "./invoke.js";
+import type { NodeEvents, NodeOutcome, NodeTask } from "./invoke.js";
 import type { FromWorker, ToWorker } from "./worker-protocol.js";
 
 export interface WorkerPort {
@@ -22,7 +22,8 @@ interface Job {
   signal: AbortSignal;
   movable: readonly boolean[];
   models: ModelLookup | undefined;
-  resolve(value: unknown): void;
+  events: NodeEvents | undefined;
+  resolve(outcome: NodeOutcome): void;
   reject(err: Error): void;
 }
 
@@ -51,7 +52,8 @@ export class WorkerPool {
     signal: AbortSignal,
     movable: readonly boolean[] = [],
     models?: ModelLookup,
-  ): Promise<unknown> {
+    events?: NodeEvents,
+  ): Promise<NodeOutcome> {
     if (this.#closed) return Promise.reject(new AvaError("UNAVAILABLE", "this worker executor is closed"));
     return new Promise((resolve, reject) => {
       this.#queue.push({
@@ -61,6 +63,7 @@ export class WorkerPool {
         signal,
         movable,
         models,
+        events,
         resolve,
         reject,
       });
@@ -97,8 +100,13 @@ export class WorkerPool {
       (message) => {
         const job = slot.job;
         if (!job || message.id !== job.id) return;
+        if (message.type === "log") {
+          job.events?.log?.(message.line);
+          return;
+        }
         slot.job = undefined;
-        if (message.ok) job.resolve(decodeValue(message.value, job.models));
+        if (message.ok)
+          job.resolve({ value: decodeValue(message.value, job.models), lineage: message.lineage });
         else job.reject(fromErrorInfo(message.error));
         this.#dispatch();
       },

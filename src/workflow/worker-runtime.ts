@@ -90,7 +90,7 @@ export function serveNodes(host: WorkerHost, flows: ReadonlyMap<string, Workflow
     running.set(id, abort);
     try {
       const flow = workflowNamed(task.workflowName);
-      const value = await invokeStep(
+      const { value, lineage } = await invokeStep(
         flow.node(task.slug).step,
         {
           ...task,
@@ -98,9 +98,10 @@ export function serveNodes(host: WorkerHost, flows: ReadonlyMap<string, Workflow
           input: decodeValue(task.input, flow.tableModels),
         },
         { storage: storageFor(storage), signal: abort.signal },
+        { log: (line) => host.post({ type: "log", id, line }, []) },
       );
       const out = encodeValue(value, { move: true }); // the worker keeps nothing of a node's value
-      host.post({ type: "done", id, ok: true, value: out.value }, out.transfer);
+      host.post({ type: "done", id, ok: true, value: out.value, lineage }, out.transfer);
     } catch (err) {
       host.post({ type: "done", id, ok: false, error: toErrorInfo(err) }, []);
     } finally {

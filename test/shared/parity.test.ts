@@ -293,3 +293,108 @@ describe("scan({ limit })", () => {
       await expectAvaError(async () => ns.items.scan({ limit: bad as never }), "INVALID_ARGUMENT", /limit/);
   });
 });
+
+describe("lineage vectors (the original's _lineage_values)", () => {
+  const Lin = ava.defineNamespace({
+    name: "lin",
+    tables: {
+      raw: ava.table({ schema: z.object({ x: z.int() }) }),
+      out: ava.table({ schema: z.object({ y: z.int() }) }),
+    },
+  });
+  const load = ava.step("load", async (_: undefined, { raw }) => (await raw.append({ x: 1 })).rowCount, {
+    inject: { raw: Lin.tables.raw },
+  });
+  const process = ava.step("process", async (n: number) => n + 1);
+  const sink = ava.step(
+    "sink",
+    async (n: number, { rows, out }) => (await out.append({ y: n + rows.numRows })).rowCount,
+    { inject: { rows: ava.stream(Lin.tables.raw), out: Lin.tables.out } },
+  );
+  const flow = ava.workflow({ name: "lineage" }, () => {
+    const l = load(undefined);
+    return sink(process(l));
+  });
+  const vectors = async (ns: Awaited<ReturnType<typeof Lin.open>>, runId: string) =>
+    (await ns.out.scan({ filter: (w) => w.eq("_ava_run_id", runId) }).toObjects()).map(
+      (r) => r._ava_lineage_vector,
+    );
+
+  it("merges what values and streamed rows carry, plus the node's own slug, keys sorted", async () => {
+    const storage = ava.memoryStorage();
+    const ns = await Lin.open({ storage });
+    await ns.push();
+    await flow.run({ storage, runId: "l1" }).result();
+    const [vector] = await vectors(ns, "l1");
+    expect(vector).toEqual({ load: "l1", process: "l1", sink: "l1" });
+    const text = (await ns.out.scan({ columns: ["_ava_lineage_vector"] }).toArrow())
+      .getChild("_ava_lineage_vector")!
+      .get(0);
+    expect(text).toBe('{"load":"l1","process":"l1","sink":"l1"}');
+    const [raw] = await ns.raw.scan().toObjects();
+    expect(raw!._ava_lineage_vector).toEqual({ load: "l1" });
+  });
+
+  it("in a rerun, nodes left out keep the source run's id", async () => {
+    const storage = ava.memoryStorage();
+    const ns = await Lin.open({ storage });
+    await ns.push();
+    await flow.run({ storage, runId: "l1" }).result();
+    // load is left out of the rerun: sink reads its rows through the stream, and they name load's run
+    const streamed = ava.step(
+      "sink",
+      async (_: undefined, { rows, out }) => (await out.append({ y: rows.numRows })).rowCount,
+      { inject: { rows: ava.stream(Lin.tables.raw), out: Lin.tables.out } },
+    );
+    const ordered = ava.workflow({ name: "lineage_stream" }, () => {
+      const l = load(undefined);
+      const s = streamed(undefined);
+      l.before(s);
+      return s;
+    });
+    await ordered.run({ storage, runId: "s1" }).result();
+    expect(await vectors(ns, "s1")).toEqual([{ load: "s1", sink: "s1" }]);
+    await ordered
+      .run({ storage, runId: "s2", rerun: ava.rerun({ runId: "s1", start: ["sink"], mode: "lazy" }) })
+      .result();
+    expect(await vectors(ns, "s2")).toEqual([{ load: "s1", sink: "s2" }]);
+  });
+});
+
+describe("ava.logger()", () => {
+  it("keeps the first lines in the run record and counts the rest", async () => {
+    const storage = ava.memoryStorage();
+    const chatty = ava.step(
+      "chatty",
+      async (n: number, { log }) => {
+        for (let i = 0; i < n; i++)
+          log.info(
+            `line ${i}`,
+            i === 0
+              ? {
+                  cyclic: (() => {
+                    const o: Record<string, unknown> = {};
+                    o.self = o;
+                    return o;
+                  })(),
+                }
+              : undefined,
+          );
+        return n;
+      },
+      { inject: { log: ava.logger() } },
+    );
+    const flow = ava.workflow({ name: "chatty" }, () => chatty(600));
+    const { runId, nodes } = await flow.run({ storage }).result();
+    expect(nodes.chatty!.logs).toHaveLength(500);
+    expect(nodes.chatty!.droppedLogs).toBe(100);
+    expect(nodes.chatty!.logs![0]!.fields).toEqual({ unwritable: expect.stringMatching(/not JSON/) });
+    const recorded = await ava.getRun(storage, runId);
+    expect(recorded.nodes.chatty!.logs![499]!.message).toBe("line 499");
+    expect(recorded.nodes.chatty!.droppedLogs).toBe(100);
+  });
+
+  it("refuses an unknown level", () => {
+    expect(() => ava.logger({ level: "loud" as never })).toThrow(/use debug, info, warn or error/);
+  });
+});

@@ -101,6 +101,41 @@ export function describeExecutor(name: string, target: ExecutorTarget): void {
       expect((await ava.getRun(storage, result.runId)).status).toBe("success");
     });
 
+    it("carries lineage through values that cross workers, and brings log lines back", async () => {
+      const storage = await target.storage();
+      const ns = await flows.Docs.open({ storage });
+      await ns.push();
+      const { runId } = await flows.valueLineage
+        .run({ storage, executor: pool, runId: `vl-${Date.now()}` })
+        .result();
+      const rows = await ns.more.scan({ filter: (w) => w.eq("_ava_run_id", runId) }).toObjects();
+      expect(rows.map((r) => r._ava_lineage_vector)).toEqual([{ load: runId, process: runId, sink: runId }]);
+
+      const events: string[] = [];
+      const run = flows.logging.run({ storage, executor: pool, runId: `log-${Date.now()}` });
+      run.on((e) => {
+        if (e.type === "log") events.push(`${e.slug}: ${e.line.message}`);
+      });
+      const result = await run.result();
+      expect(result.value).toMatch(/^(web-worker|worker-thread)$/);
+      const logs = result.nodes.talk!.logs!;
+      expect(logs.map((l) => [l.level, l.message])).toEqual([
+        ["info", "starting"],
+        ["warn", "line 0"],
+        ["warn", "line 1"],
+        ["debug", "kept: this logger's level is debug"],
+      ]);
+      expect(logs[0]!.fields).toEqual({ n: 2, big: "1180591620717411303424" });
+      expect(events).toEqual(logs.map((l) => `talk: ${l.message}`));
+      expect((await ava.getRun(storage, result.runId)).nodes.talk!.logs).toEqual(logs);
+
+      const failed = (await expectAvaError(
+        flows.loggingFailure.run({ storage, executor: pool }).result(),
+        "RUN_FAILED",
+      )) as ava.RunError;
+      expect(failed.result.nodes.fail_loudly!.logs!.map((l) => l.message)).toEqual(["about to fail"]);
+    });
+
     it("hands an AppendResult from one worker node to the next with its models", async () => {
       const storage = await target.storage();
       await (await flows.Docs.open({ storage })).push();

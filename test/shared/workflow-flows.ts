@@ -268,4 +268,38 @@ const relay = ava.step(
   { inject: { rows: ava.stream(Docs.tables.notes), more: Docs.tables.more } },
 );
 export const relayFlow = ava.workflow({ name: "relay" }, () => relay(produce(2)));
+/** Lineage through plain values (the original's LineagedResult): only `sink` appends, yet its rows name every node. */
+const loadValue = ava.step("load", async () => 2);
+const processValue = ava.step("process", async (x: number) => x * 10);
+const sinkValue = ava.step(
+  "sink",
+  async (x: number, inj: { more: ava.Table }) => (await inj.more.append({ v: x })).rowCount,
+  { inject: { more: Docs.tables.more } },
+);
+export const valueLineage = ava.workflow({ name: "value-lineage" }, () =>
+  sinkValue(processValue(loadValue())),
+);
+
+/** A node that logs (ava.logger()) and tells which executor ran it. */
+const talk = ava.step(
+  "talk",
+  async (n: number, inj: { log: ava.Logger; debug: ava.Logger; ctx: ava.RunContext }) => {
+    inj.log.debug("not kept: below the logger's level");
+    inj.log.info("starting", { n, big: 2n ** 70n });
+    for (let i = 0; i < n; i++) inj.log.warn(`line ${i}`);
+    inj.debug.debug("kept: this logger's level is debug");
+    return inj.ctx.executor;
+  },
+  { inject: { log: ava.logger(), debug: ava.logger({ level: "debug" }), ctx: ava.runContext() } },
+);
+const failLoudly = ava.step(
+  "fail_loudly",
+  async (_: string, inj: { log: ava.Logger }) => {
+    inj.log.error("about to fail");
+    throw new Error("failed after logging");
+  },
+  { inject: { log: ava.logger() } },
+);
+export const logging = ava.workflow({ name: "logging" }, () => talk(2));
+export const loggingFailure = ava.workflow({ name: "logging-failure" }, () => failLoudly(talk(0)));
 export { Pipeline, pipeline } from "./rerun-flows.js";

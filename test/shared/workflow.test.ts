@@ -287,10 +287,10 @@ describe("streams", () => {
     expect(row).toMatchObject({
       v: 2,
       _ava_node_slug: "relay",
-      _ava_lineage_vector: { produce: runId, self: runId },
+      _ava_lineage_vector: { produce: runId, relay: runId },
     });
     const [note] = await ns.notes.scan().toObjects();
-    expect(note!._ava_lineage_vector).toEqual({ self: runId }); // produce consumed nothing
+    expect(note!._ava_lineage_vector).toEqual({ produce: runId }); // produce consumed nothing: itself only
   });
 
   it("uses an upstream AppendResult for the same table as the stream, with no storage read", async () => {

@@ -1,6 +1,7 @@
 // The catalog's data: namespaces, tables, snapshots and data files with column statistics. Plain JSON, so
 // every catalog (memory, Node log files, IndexedDB) stores the same thing.
 import type { FieldJson } from "../../schema/arrow-json.js";
+import type { LogLine } from "../../workflow/logger.js";
 
 /**
  * A statistics value as JSON: bigints (Int64, timestamps) and the floats JSON cannot hold (±Infinity; JSON
@@ -114,6 +115,10 @@ export interface NodeRecord {
   startedMs?: number;
   finishedMs?: number;
   error?: ErrorInfo;
+  /** What the node wrote to its `ava.logger()` (the first MAX_LOG_LINES lines). */
+  logs?: LogLine[];
+  /** Lines written past that limit, counted and not kept. */
+  droppedLogs?: number;
 }
 
 /** A workflow run as the catalog records it: when it starts (status "running") and when it ends. */

@@ -125,10 +125,10 @@ export function workerExecutor(options: ThreadExecutorOptions): Executor {
   return {
     kind: "worker-thread",
     concurrency: size,
-    runNode({ storage, workflow }, task, signal, movable) {
+    runNode({ storage, workflow }, task, signal, movable, events) {
       workflow.assertRunnable();
       pool ??= new WorkerPool(size, () => threadPort(startThread(spawn)));
-      return pool.run(task, storage?.descriptor, signal, movable, workflow.tableModels);
+      return pool.run(task, storage?.descriptor, signal, movable, workflow.tableModels, events);
     },
     async close() {
       pool?.close();
