@@ -41,6 +41,7 @@ await ns.readings.overwrite([                              // one snapshot that 
   { sensor: "oven", at: new Date(), celsius: 180, status: "warn", extra: { door: "closed" } },
 ]);
 await ns.readings.scan({ filter: (w) => w.isNull("_ava_run_id") }).toObjects(); // provenance filters too
+await ns.readings.scan({ limit: 10 }).toObjects();         // the first rows, in commit order
 await ns.vacuum({ olderThanMs: 0 });                       // remove files no commit references
 // #endregion readme
 
