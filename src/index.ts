@@ -53,6 +53,7 @@ export { Scan, type ScanPlan } from "./table/scan.js";
 export type { CommitEvent, CommitListener } from "./table/subscribe.js";
 export { type AppendInput, type ScanOptions, Table } from "./table/table.js";
 export { type VacuumOptions, type VacuumResult, vacuum } from "./table/vacuum.js";
+export type { DropResult } from "./table/drop.js";
 export type {
   ErrorInfo,
   NodeRecord,

@@ -4,6 +4,7 @@ import { AvaError } from "../errors.js";
 import type { Storage } from "../storage/types.js";
 import { checkName } from "../util/names.js";
 import { type BoundTableDeclaration, bindDeclaration, type TableDeclaration } from "./declare.js";
+import { type DropResult, dropNamespace } from "./drop.js";
 import { push } from "./push.js";
 import { type CommitListener, subscribeCommits } from "./subscribe.js";
 import { Table } from "./table.js";
@@ -35,6 +36,11 @@ export interface NamespaceHandle {
   vacuum(options?: Omit<VacuumOptions, "namespace">): Promise<VacuumResult>;
   /** Calls `listener` once per snapshot committed to any table of this namespace (see Table.subscribe). */
   subscribe(listener: CommitListener): () => void;
+  /**
+   * Removes the namespace and (default `dropTables: true`) its tables with their data, in one commit;
+   * with `dropTables: false` a namespace that still has tables is refused. push() creates it anew.
+   */
+  drop(options?: { dropTables?: boolean }): Promise<DropResult>;
 }
 
 export type Namespace<T extends Declarations = Declarations> = NamespaceHandle & Handles<T>;
@@ -52,6 +58,7 @@ const RESERVED = new Set([
   "listTables",
   "vacuum",
   "subscribe",
+  "drop",
   "then",
   "constructor",
   "toString",
@@ -92,6 +99,7 @@ export function defineNamespace<T extends Declarations>({
         },
         vacuum: (options = {}) => vacuum(storage, { ...options, namespace: name }),
         subscribe: (listener) => subscribeCommits(storage, (ns) => ns === name, listener, name),
+        drop: (options) => dropNamespace(storage, name, options),
       };
       const handles = Object.fromEntries(
         Object.entries(bound).map(([k, decl]) => [k, new Table(storage, decl)]),

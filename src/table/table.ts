@@ -20,6 +20,7 @@ import type { CatalogState, SnapshotDraft, TableState } from "../storage/catalog
 import type { Storage } from "../storage/types.js";
 import { nowMicros, ulid } from "../util/ids.js";
 import { AppendResult } from "./append-result.js";
+import { type DropResult, dropTable } from "./drop.js";
 import type { BoundTableDeclaration } from "./declare.js";
 import type { Predicate, Where } from "./predicate.js";
 import { where } from "./predicate.js";
@@ -289,6 +290,11 @@ export class Table<Row = Record<string, unknown>, In = Row> {
       listener,
       this.identifier,
     );
+  }
+
+  /** Removes the table and its data in one commit (history, streams' progress and cursors too). */
+  drop(): Promise<DropResult> {
+    return dropTable(this.#storage, this.namespace, this.name);
   }
 
   /** Snapshots, oldest first. */

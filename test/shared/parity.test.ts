@@ -398,3 +398,45 @@ describe("ava.logger()", () => {
     expect(() => ava.logger({ level: "loud" as never })).toThrow(/use debug, info, warn or error/);
   });
 });
+
+describe("drop (the original's ns.drop())", () => {
+  it("drops a table with its data, progress and cursors; push() makes it anew", async () => {
+    const { storage, ns } = await open();
+    await ns.items.append([{ id: "a", n: 1 }]);
+    await ns.items.append([{ id: "b", n: 2 }]);
+    await ava.consume(ns.items, { key: "k" }, async () => {});
+    const result = await ns.items.drop();
+    expect(result).toEqual({ tables: ["strict.items"], deletedFiles: 2 });
+    expect(await storage.files.list("data/strict/items")).toEqual([]);
+    expect(await ns.listTables()).not.toContain("items");
+    await expectAvaError(ns.items.read(), "NOT_FOUND", /push\(\)/);
+    await expectAvaError(ns.items.append({ id: "c", n: 3 }), "NOT_FOUND");
+    await expectAvaError(ns.items.drop(), "NOT_FOUND", /strict\.items/);
+    await ns.push();
+    expect((await ns.items.read()).numRows).toBe(0);
+    expect((await ava.streamState(storage, Strict.tables.items, "k")).position).toBe(0);
+    expect((await ns.totals.history()).length).toBe(0); // other tables untouched
+  });
+
+  it("drops a namespace and its tables in one commit, or refuses when told to keep tables", async () => {
+    const { storage, ns } = await open();
+    await ns.items.append([{ id: "a", n: 1 }]);
+    const version = (await storage.catalog.current()).version;
+    await expectAvaError(
+      ns.drop({ dropTables: false }),
+      "INVALID_ARGUMENT",
+      /still has tables \(items, plain, totals\)/,
+    );
+    expect((await storage.catalog.current()).version).toBe(version);
+    const result = await ns.drop();
+    expect(result.tables.sort()).toEqual(["strict.items", "strict.plain", "strict.totals"]);
+    const after = await storage.catalog.current();
+    expect(after.version).toBe(version + 1);
+    expect(after.namespaces.strict).toBeUndefined();
+    expect(await storage.files.list("data/")).toEqual([]);
+    await expectAvaError(ns.drop(), "NOT_FOUND", /namespace strict/);
+    await ns.push();
+    await ns.items.append([{ id: "again", n: 1 }]);
+    expect((await ns.items.read()).numRows).toBe(1);
+  });
+});

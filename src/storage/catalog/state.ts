@@ -94,6 +94,13 @@ export type CatalogOp =
       expected: string | null;
     }
   | {
+      /** The table leaves the catalog (its data files become unreferenced, removed after the commit). */
+      op: "dropTable";
+      namespace: string;
+      table: string;
+    }
+  | { op: "dropNamespace"; namespace: string }
+  | {
       op: "recordRun";
       run: RunRecord;
       /** The run starts: refused if a run with this id was recorded before. */
@@ -252,6 +259,18 @@ export function applyOps(
       namespaces[op.namespace] ??= { name: op.namespace, createdMs: op.timestampMs };
       continue;
     }
+    if (op.op === "dropNamespace") {
+      if (!namespaces[op.namespace])
+        throw new AvaError("NOT_FOUND", `namespace ${op.namespace} does not exist`);
+      const left = Object.values(tables).filter((t) => t.namespace === op.namespace);
+      if (left.length > 0)
+        throw new AvaError(
+          "INVALID_ARGUMENT",
+          `namespace ${op.namespace} still has tables (${left.map((t) => t.name).join(", ")}); drop them in the same commit`,
+        );
+      delete namespaces[op.namespace];
+      continue;
+    }
     const key = tableKey(op.namespace, op.table);
     const existing = tables[key];
     if (op.op === "createTable") {
@@ -273,6 +292,14 @@ export function applyOps(
     }
     if (!existing)
       throw new AvaError("NOT_FOUND", `table ${key} does not exist; call push() on its namespace first`);
+    if (op.op === "dropTable") {
+      delete tables[key];
+      // Consumers' progress and cursors kept with the table go with it: a table pushed again starts anew.
+      const prefix = `${key}#`;
+      for (const id of Object.keys(streams)) if (id.startsWith(prefix)) delete streams[id];
+      for (const id of Object.keys(cursors)) if (id.startsWith(prefix)) delete cursors[id];
+      continue;
+    }
     if (op.op === "evolveSchema") {
       tables[key] = evolveSchema(existing, op);
       continue;

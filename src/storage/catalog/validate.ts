@@ -145,6 +145,8 @@ const OP_SHAPES: { [K in CatalogOp["op"]]: Record<string, Field> } = {
   },
   setCursor: { namespace: str, table: str, key: str, value: str, expected: nullable(str) },
   recordRun: { run: runRecord, create: opt(bool) },
+  dropTable: { namespace: str, table: str },
+  dropNamespace: { namespace: str },
 };
 
 const OP_CHECKS = new Map(Object.entries(OP_SHAPES).map(([op, fields]) => [op, shape(fields)]));
