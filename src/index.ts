@@ -90,6 +90,12 @@ export {
   stream,
   streamState,
 } from "./workflow/providers.js";
+export {
+  type PendingSnapshot,
+  pendingSnapshots,
+  releaseSnapshot,
+  resetStream,
+} from "./workflow/stream-admin.js";
 export type {
   NodeHookInfo,
   NodeResult,

@@ -117,10 +117,12 @@ export async function backlogRows(
 ): Promise<{ rows: A.Table; snapshots: number }> {
   const state = await storage.catalog.current();
   const entry = tableEntry(state, decl); // NOT_FOUND, or SCHEMA_MISMATCH for a stale declaration
-  const { position } = streamStateOf(state.streams, decl.namespace, decl.name, key);
-  // Snapshot i of a history has sequence number i + 1: those after `position` start at that index.
-  const pending = entry.history.snapshots.slice(position).filter((s) => s.addedFiles.length > 0);
-  const taken = pending.slice(0, maxSnapshots);
+  const { position, retry = [] } = streamStateOf(state.streams, decl.namespace, decl.name, key);
+  // Snapshots released from quarantine come first, then those after `position` (snapshot i of a history
+  // has sequence number i + 1: those after `position` start at that index).
+  const released = entry.history.snapshots.filter((s) => retry.includes(s.id));
+  const later = entry.history.snapshots.slice(position).filter((s) => s.addedFiles.length > 0);
+  const taken = [...released, ...later].slice(0, maxSnapshots);
   if (taken.length === 0) return { rows: new A.Table(decl.schema.stored), snapshots: 0 };
   const first = taken[0]!;
   const progress = {
@@ -130,8 +132,14 @@ export async function backlogRows(
     key,
     expectedPosition: position,
   } as const;
+  const retried = taken.filter((s) => s.sequenceNumber <= position).map((s) => s.id);
+  const through = taken.filter((s) => s.sequenceNumber > position).at(-1)?.sequenceNumber;
   tx.include(
-    { ...progress, consumedThrough: taken.at(-1)!.sequenceNumber },
+    {
+      ...progress,
+      ...(through !== undefined ? { consumedThrough: through } : {}),
+      ...(retried.length > 0 ? { retried } : {}),
+    },
     { ...progress, failed: { snapshotId: first.id, sequenceNumber: first.sequenceNumber, maxAttempts } },
   );
   // Just the files those snapshots added, read and conformed to the stored schema like any scan.

@@ -440,3 +440,79 @@ describe("drop (the original's ns.drop())", () => {
     expect((await ns.items.read()).numRows).toBe(1);
   });
 });
+
+describe("stream administration (the original's ProgressStore)", () => {
+  const fail = (ns: Awaited<ReturnType<typeof open>>["ns"], when: (ids: string[]) => boolean) =>
+    ava.consume(ns.items, { key: "adm", maxAttempts: 1 }, async (rows) => {
+      const ids = Array.from(rows.getChild("id")!.toArray() as string[]);
+      if (when(ids)) throw new Error(`refusing ${ids.join(",")}`);
+      return ids;
+    });
+
+  it("lists pending snapshots, releases a quarantined one to be taken again first, and resets", async () => {
+    const { storage, ns } = await open();
+    const T = Strict.tables.items;
+    for (const id of ["a", "b", "c"]) await ns.items.append([{ id, n: 1 }]);
+    const history = await ns.items.history();
+    expect((await ava.pendingSnapshots(storage, T, "adm")).map((p) => p.snapshotId)).toEqual(
+      history.map((s) => s.id),
+    );
+    await expect(fail(ns, (ids) => ids.includes("a"))).rejects.toThrow(/refusing a/); // a quarantined (maxAttempts 1)
+    expect((await ava.streamState(storage, T, "adm")).quarantined).toEqual([history[0]!.id]);
+    expect((await fail(ns, () => false)).value).toEqual(["b"]);
+
+    const released = await ava.releaseSnapshot(storage, T, "adm", history[0]!.id);
+    expect(released).toMatchObject({ position: 2, quarantined: [], retry: [history[0]!.id] });
+    expect(
+      (await ava.pendingSnapshots(storage, T, "adm")).map((p) => [p.sequenceNumber, p.released]),
+    ).toEqual([
+      [1, true],
+      [3, false],
+    ]);
+    expect((await fail(ns, () => false)).value).toEqual(["a"]); // the released one first
+    expect((await fail(ns, () => false)).value).toEqual(["c"]);
+    expect(await ava.pendingSnapshots(storage, T, "adm")).toEqual([]);
+
+    const reset = await ava.resetStream(storage, T, "adm", { position: 1 });
+    expect(reset).toMatchObject({ position: 1, attempts: {} });
+    expect((await fail(ns, () => false)).value).toEqual(["b"]);
+  });
+
+  it("a released snapshot that fails again goes back to quarantine without moving the position", async () => {
+    const { storage, ns } = await open();
+    const T = Strict.tables.items;
+    for (const id of ["a", "b"]) await ns.items.append([{ id, n: 1 }]);
+    await expect(fail(ns, (ids) => ids.includes("a"))).rejects.toThrow();
+    await fail(ns, () => false);
+    const [first] = await ns.items.history();
+    await ava.releaseSnapshot(storage, T, "adm", first!.id);
+    await expect(fail(ns, () => true)).rejects.toThrow(/refusing a/);
+    expect(await ava.streamState(storage, T, "adm")).toMatchObject({ position: 2, quarantined: [first!.id] });
+  });
+
+  it("refuses bad arguments and names what is wrong", async () => {
+    const { storage, ns } = await open();
+    const T = Strict.tables.items;
+    await ns.items.append([{ id: "a", n: 1 }]);
+    await expectAvaError(
+      ava.releaseSnapshot(storage, T, "adm", "nope"),
+      "NOT_FOUND",
+      /no quarantined snapshot nope/,
+    );
+    await expectAvaError(
+      ava.resetStream(storage, T, "adm", { position: 5 }),
+      "INVALID_ARGUMENT",
+      /between 0 and 1/,
+    );
+    await expectAvaError(ava.resetStream(storage, T, "adm", { position: -1 }), "INVALID_ARGUMENT");
+    await expectAvaError(
+      ava.pendingSnapshots(storage, ns.items as never, "adm"),
+      "INVALID_ARGUMENT",
+      /Def\.tables/,
+    );
+    await expectAvaError(ava.pendingSnapshots(storage, T, "Bad"), "INVALID_ARGUMENT", /key/);
+    const version = (await storage.catalog.current()).version;
+    await expectAvaError(ava.releaseSnapshot(storage, T, "adm", 5 as never), "INVALID_ARGUMENT");
+    expect((await storage.catalog.current()).version).toBe(version);
+  });
+});

@@ -143,4 +143,6 @@ export interface StreamState {
   position: number;
   attempts: Record<string, number>;
   quarantined: string[];
+  /** Snapshots before `position` released from quarantine: taken again, before the later ones. */
+  retry?: string[];
 }

@@ -81,7 +81,22 @@ export type CatalogOp =
       /** The position the consumer read from: anything else means another run moved it first. */
       expectedPosition: number;
       consumedThrough?: number;
+      /** Released snapshots (in `retry`) consumed by this commit. */
+      retried?: string[];
       failed?: { snapshotId: string; sequenceNumber: number; maxAttempts: number };
+    }
+  | {
+      /**
+       * Stream administration (the original's ProgressStore): move a consumer to `reset` (a sequence
+       * number; attempts and releases forgotten), or `release` a quarantined snapshot to be taken again.
+       */
+      op: "streamAdmin";
+      namespace: string;
+      table: string;
+      key: string;
+      expectedPosition: number;
+      reset?: number;
+      release?: string;
     }
   | {
       /** A manual checkpoint kept with a table, set in the same commit as the rows it accounts for. */
@@ -168,18 +183,65 @@ function applyStreamProgress(
       `stream ${op.key} of ${op.namespace}.${op.table} moved from position ${op.expectedPosition} to ${current.position}: another run consumed those snapshots first`,
     );
   }
+  const retry = current.retry ?? [];
+  const gone = (op.retried ?? []).filter((s) => !retry.includes(s));
+  if (gone.length > 0) {
+    if (op.failed) return;
+    throw new AvaError(
+      "COMMIT_CONFLICT",
+      `stream ${op.key} of ${op.namespace}.${op.table}: released snapshot ${gone[0]} was consumed by another run first`,
+    );
+  }
   const next: StreamState = { ...current, attempts: { ...current.attempts } };
   if (op.consumedThrough !== undefined) next.position = op.consumedThrough;
+  if (op.retried) next.retry = retry.filter((s) => !op.retried!.includes(s));
   if (op.failed) {
     const { snapshotId, sequenceNumber, maxAttempts } = op.failed;
     const attempts = (next.attempts[snapshotId] ?? 0) + 1;
     next.attempts[snapshotId] = attempts;
     if (attempts >= maxAttempts) {
       next.quarantined = [...next.quarantined, snapshotId];
-      next.position = sequenceNumber;
+      // A released snapshot leaves the retry list; a pending one is skipped by moving past it.
+      if (retry.includes(snapshotId)) next.retry = retry.filter((s) => s !== snapshotId);
+      else next.position = sequenceNumber;
     }
   }
+  if (next.retry?.length === 0) delete next.retry;
   streams[id] = next;
+}
+
+function applyStreamAdmin(
+  streams: Record<string, StreamState>,
+  table: TableState | undefined,
+  op: Extract<CatalogOp, { op: "streamAdmin" }>,
+): void {
+  const name = `stream ${op.key} of ${op.namespace}.${op.table}`;
+  if (!table) throw new AvaError("NOT_FOUND", `table ${op.namespace}.${op.table} does not exist`);
+  const current = streamStateOf(streams, op.namespace, op.table, op.key);
+  if (current.position !== op.expectedPosition)
+    throw new AvaError(
+      "COMMIT_CONFLICT",
+      `${name} moved from position ${op.expectedPosition} to ${current.position} meanwhile`,
+    );
+  const next: StreamState = { ...current, attempts: { ...current.attempts } };
+  if (op.reset !== undefined) {
+    const last = table.history.current?.sequenceNumber ?? 0;
+    if (!Number.isInteger(op.reset) || op.reset < 0 || op.reset > last)
+      throw new AvaError("INVALID_ARGUMENT", `${name}: position ${op.reset} is not between 0 and ${last}`);
+    const sequence = new Map(table.history.snapshots.map((s) => [s.id, s.sequenceNumber]));
+    next.position = op.reset;
+    next.attempts = {};
+    next.quarantined = current.quarantined.filter((s) => (sequence.get(s) ?? 0) <= op.reset!);
+    delete next.retry;
+  }
+  if (op.release !== undefined) {
+    if (!next.quarantined.includes(op.release))
+      throw new AvaError("NOT_FOUND", `${name} has no quarantined snapshot ${op.release}`);
+    next.quarantined = next.quarantined.filter((s) => s !== op.release);
+    delete next.attempts[op.release];
+    next.retry = [...(next.retry ?? []), op.release];
+  }
+  streams[streamKey(op.namespace, op.table, op.key)] = next;
 }
 
 function sumRows(files: readonly DataFile[]): number {
@@ -237,6 +299,10 @@ export function applyOps(
   for (const op of ops) {
     if (op.op === "streamProgress") {
       applyStreamProgress(streams, op);
+      continue;
+    }
+    if (op.op === "streamAdmin") {
+      applyStreamAdmin(streams, tables[tableKey(op.namespace, op.table)], op);
       continue;
     }
     if (op.op === "setCursor") {
