@@ -87,6 +87,11 @@ function coerceObjects(rows: readonly unknown[], target: CoerceTarget): A.Table 
       throw mismatch(target, `row ${row}: expected an object, got ${raw === null ? "null" : typeof raw}`);
     }
     let value = raw as Record<string, unknown>;
+    // zod objects strip unknown keys; a column the table does not have must be refused, not dropped.
+    for (const key of Object.keys(value)) {
+      if (!known.has(key) && !isProvenanceColumn(key))
+        throw mismatch(target, `row ${row}: column "${key}" is not in the table's schema`);
+    }
     if (target.zod) {
       const parsed = target.zod.safeParse(value);
       if (!parsed.success) {
@@ -95,11 +100,6 @@ function coerceObjects(rows: readonly unknown[], target: CoerceTarget): A.Table 
         throw mismatch(target, `column "${column}" row ${row}: ${issue.message}`);
       }
       value = parsed.data as Record<string, unknown>;
-    } else {
-      for (const key of Object.keys(value)) {
-        if (!known.has(key) && !isProvenanceColumn(key))
-          throw mismatch(target, `row ${row}: column "${key}" is not in the table's schema`);
-      }
     }
     fields.forEach((field, i) => {
       let encoded: unknown;
