@@ -2,6 +2,7 @@
 // declarations to their namespace and name, so workflow providers can name tables as `Def.tables.x`.
 import type * as A from "apache-arrow";
 import type { z } from "zod";
+import { AvaError, describeValue } from "../errors.js";
 import { type ResolvedSchema, resolveSchema, type SchemaSource } from "../schema/table-schema.js";
 
 export type RowOf<S> = S extends z.ZodObject ? z.output<S> : Record<string, unknown>;
@@ -35,11 +36,16 @@ export function isBoundTable(v: unknown): v is BoundTableDeclaration {
   return (v as TableDeclaration | null)?.kind === "avalanche.table" && "identifier" in (v as object);
 }
 
-export function table<S extends z.ZodObject | A.Schema>({
-  schema,
-  rowLineage = true,
-}: TableOptions<S>): TableDeclaration<RowOf<S>, InputOf<S>> {
-  return { kind: "avalanche.table", schema: resolveSchema(schema, rowLineage), rowLineage };
+export function table<S extends z.ZodObject | A.Schema>(
+  options: TableOptions<S>,
+): TableDeclaration<RowOf<S>, InputOf<S>> {
+  const { schema, rowLineage = true } = options ?? ({} as Partial<TableOptions<S>>);
+  if (typeof rowLineage !== "boolean")
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `ava.table({ rowLineage }) must be a boolean, got ${describeValue(rowLineage)}`,
+    );
+  return { kind: "avalanche.table", schema: resolveSchema(schema as S, rowLineage), rowLineage };
 }
 
 export function bindDeclaration<Row, In>(

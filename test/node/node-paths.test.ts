@@ -65,3 +65,12 @@ it("refuses writes through a symbolic link that leads out of the root", async ()
   expect(await readdir(outside)).toEqual([]); // not even a folder was made there
   await files.write("data/other/x.bin", new Uint8Array([7])); // a real folder is fine
 });
+
+it("refuses a root that is not a path", () => {
+  for (const root of [42, null, "", undefined]) {
+    expect(() => nodeStorage({ root } as never)).toThrowError(
+      /nodeStorage\(\{ root \}\) needs a folder path/,
+    );
+  }
+  expect(() => nodeStorage(undefined as never)).toThrowError(/root/);
+});
