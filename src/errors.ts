@@ -15,11 +15,12 @@ export type AvaErrorCode =
   | "AVRO_CORRUPT" // an Avro stream file that cannot be decoded
   | "AVRO_SCHEMA" // an Avro file whose schema is not an Avro stream
   | "SQL_ERROR" // DuckDB refused a query (its message is kept)
+  | "CANCELLED" // a query was stopped through its AbortSignal
+  | "TIMEOUT" // a query or a wait ran past the time it was given (the query is stopped, a run goes on)
   | "WORKFLOW_INVALID" // a workflow that cannot be built: a cycle, a duplicate slug, a step called outside one
   | "RUN_FAILED" // a node of a run failed (the error carries the RunResult)
   | "RUN_CANCELLED" // a run was cancelled before it finished (the error carries the RunResult)
   | "WORKER_CRASHED" // the Worker or worker thread running a node died
-  | "TIMEOUT" // a wait ran past the time it was given
   | "UNAVAILABLE" // the platform lacks what was asked for (OPFS outside a browser, say)
   | "IO_ERROR"; // any other storage failure
 

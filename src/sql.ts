@@ -4,7 +4,7 @@ import type { NamespaceHandle } from "./table/namespace.js";
 import { openDatabase, type SqlDatabase } from "./sql/database.js";
 import { type WasmEngineOptions, wasmEngine } from "./sql/wasm-engine.js";
 
-export type { SnapshotPins, SqlDatabase, SqlLoadStats } from "./sql/database.js";
+export type { QueryOptions, SnapshotPins, SqlDatabase, SqlLoadStats } from "./sql/database.js";
 export type { WasmEngineOptions as SqlOptions } from "./sql/wasm-engine.js";
 
 /** A DuckDB in which each table of `ns` is a view by its name at its current snapshot. */

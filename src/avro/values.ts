@@ -4,6 +4,7 @@
 import { AvaError, describeValue } from "../errors.js";
 import type { AvroValue } from "./record.js";
 import type { ValueKind } from "./schema.js";
+import { jsonValueProblem } from "../util/json-value.js";
 
 export type TimestampUnit = "ns" | "us" | "ms" | "s";
 export type Timestamp = bigint | Date | number;
@@ -44,13 +45,6 @@ export function toNanos(t: Timestamp, unit: TimestampUnit | undefined, where: st
   return ns;
 }
 
-function hasNonFinite(v: unknown): boolean {
-  if (typeof v === "number") return !Number.isFinite(v);
-  if (Array.isArray(v)) return v.some(hasNonFinite);
-  if (typeof v === "object" && v !== null) return Object.values(v).some(hasNonFinite);
-  return false;
-}
-
 /** The value as Avro sees it; refuses what has no Avro stream type. */
 export function classify(v: unknown, where: string): AvroValue {
   if (typeof v === "number") return { kind: "double", value: v };
@@ -70,8 +64,8 @@ export function classify(v: unknown, where: string): AvroValue {
   if (typeof v === "boolean")
     return refuse(`${where}: booleans have no Avro stream type; convert to a double or a string`);
   if (typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
-    if (hasNonFinite(v))
-      return refuse(`${where}: a JSON struct cannot hold NaN or Infinity; replace them with null`);
+    const problem = jsonValueProblem(v, { allowNonFinite: false });
+    if (problem) return refuse(`${where}: a JSON struct cannot be stored: ${problem}`);
     return { kind: "json", value: JSON.stringify(v) };
   }
   return refuse(`${where}: ${describeValue(v)} has no Avro stream type`);

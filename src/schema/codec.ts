@@ -3,6 +3,7 @@
 // numbers or bigints, objects, arrays, parsed JSON). Both are derived from the Arrow field alone.
 import * as A from "apache-arrow";
 import { describeValue } from "../errors.js";
+import { jsonValueProblem } from "../util/json-value.js";
 import { AVA_JS, AVA_TYPE } from "./metadata.js";
 
 /** A value that does not fit; `path` is relative to the column (".a", "[3]"). */
@@ -90,6 +91,8 @@ function typeCodec(field: A.Field): ValueCodec {
   if (field.metadata.get(AVA_TYPE) === "json") {
     return {
       encode(v) {
+        const problem = jsonValueProblem(v);
+        if (problem) throw new ValueIssue(`cannot be stored as JSON: ${problem}`);
         const text = JSON.stringify(v);
         if (text === undefined) return fail("a JSON value", v);
         return text;

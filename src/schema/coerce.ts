@@ -5,6 +5,8 @@ import type { z } from "zod";
 import { AvaError } from "../errors.js";
 import { castData } from "./cast.js";
 import { fieldCodec, ValueIssue } from "./codec.js";
+import { jsonValueProblem } from "../util/json-value.js";
+import { AVA_TYPE } from "./metadata.js";
 import { isProvenanceColumn } from "./provenance.js";
 
 export interface CoerceTarget {
@@ -82,24 +84,35 @@ function coerceObjects(rows: readonly unknown[], target: CoerceTarget): A.Table 
   const codecs = fields.map(fieldCodec);
   const builders = fields.map((f) => A.makeBuilder({ type: f.type, nullValues: [null, undefined] }));
   const known = new Set(fields.map((f) => f.name));
+  const jsonFields = fields.filter((f) => f.metadata.get(AVA_TYPE) === "json").map((f) => f.name);
   rows.forEach((raw, row) => {
     if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
       throw mismatch(target, `row ${row}: expected an object, got ${raw === null ? "null" : typeof raw}`);
     }
     let value = raw as Record<string, unknown>;
+    // zod objects strip unknown keys; a column the table does not have must be refused, not dropped.
+    for (const key of Object.keys(value)) {
+      if (!known.has(key) && !isProvenanceColumn(key))
+        throw mismatch(target, `row ${row}: column "${key}" is not in the table's schema`);
+    }
     if (target.zod) {
-      const parsed = target.zod.safeParse(value);
+      // zod recurses into JSON values: check them first, so a cycle or 100k levels is an error, not a crash.
+      for (const f of jsonFields) {
+        const problem = jsonValueProblem(value[f]);
+        if (problem) throw mismatch(target, `column "${f}" row ${row}: cannot be stored as JSON: ${problem}`);
+      }
+      let parsed: ReturnType<z.ZodObject["safeParse"]>;
+      try {
+        parsed = target.zod.safeParse(value);
+      } catch (cause) {
+        throw mismatch(target, `row ${row}: the model cannot be validated (${String(cause)})`);
+      }
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
         const column = issue.path.length ? issue.path.map(String).join(".") : "(row)";
         throw mismatch(target, `column "${column}" row ${row}: ${issue.message}`);
       }
       value = parsed.data as Record<string, unknown>;
-    } else {
-      for (const key of Object.keys(value)) {
-        if (!known.has(key) && !isProvenanceColumn(key))
-          throw mismatch(target, `row ${row}: column "${key}" is not in the table's schema`);
-      }
     }
     fields.forEach((field, i) => {
       let encoded: unknown;

@@ -2,10 +2,10 @@
 // supported types only, no duplicate or reserved (`_ava_`) names.
 import * as A from "apache-arrow";
 import type { z } from "zod";
-import { AvaError } from "../errors.js";
+import { AvaError, describeValue } from "../errors.js";
 import { schemaToJson } from "./arrow-json.js";
 import { PROVENANCE_PREFIX, storedSchema } from "./provenance.js";
-import { zodToArrow } from "./zod-to-arrow.js";
+import { MAX_NESTING, tooDeep, zodToArrow } from "./zod-to-arrow.js";
 
 export type SchemaSource = z.ZodObject | A.Schema;
 
@@ -26,8 +26,20 @@ function isArrowSchema(x: unknown): x is A.Schema {
   );
 }
 
+/** Refuses Arrow types nested past MAX_NESTING (stopping there, so a hostile schema cannot overflow the stack). */
+function checkNesting(type: A.DataType, path: string, depth: number): void {
+  if (depth >= MAX_NESTING) tooDeep(path);
+  for (const child of type.children ?? []) checkNesting(child.type, `${path}.${child.name}`, depth + 1);
+}
+
 export function resolveSchema(source: SchemaSource, rowLineage: boolean): ResolvedSchema {
+  if (typeof source !== "object" || source === null)
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `a table's schema must be a z.object({...}) or an Arrow Schema, got ${describeValue(source)}`,
+    );
   const user = isArrowSchema(source) ? source : zodToArrow(source);
+  if (isArrowSchema(source)) for (const f of user.fields) checkNesting(f.type, f.name, 0);
   const zod = isArrowSchema(source) ? undefined : source;
   const seen = new Set<string>();
   for (const field of user.fields) {

@@ -86,7 +86,21 @@ function unsupported(path: string, what: string): never {
   );
 }
 
+/**
+ * How deeply structs and lists may nest. parquet-wasm fails on every append past a few hundred levels, and
+ * converting thousands overflows the stack: refused when the table is declared, with the limit named.
+ */
+export const MAX_NESTING = 64;
+
+export function tooDeep(path: string): never {
+  throw new AvaError(
+    "UNSUPPORTED_TYPE",
+    `field "${path.length > 80 ? `${path.slice(0, 80)}…` : path}" nests structs and lists deeper than ${MAX_NESTING} levels, the limit`,
+  );
+}
+
 function mapZod(schema: z.ZodType, path: string): Mapped {
+  if ((path.match(/\.|\[\]/g)?.length ?? 0) >= MAX_NESTING) tooDeep(path);
   if (isJsonMarked(schema))
     return { type: new A.Utf8(), nullable: false, metadata: fieldMeta({ [AVA_TYPE]: "json" }) };
   const internals = schema as unknown as ZodInternals;
@@ -111,8 +125,8 @@ function objectFields(schema: ZodInternals, prefix: string): A.Field[] {
 
 /** The Arrow schema of a zod object's rows. */
 export function zodToArrow(schema: z.ZodObject): A.Schema {
-  const internals = schema as unknown as ZodInternals;
-  if (internals._zod?.def?.type !== "object") {
+  const internals = schema as unknown as ZodInternals | null | undefined;
+  if (internals?._zod?.def?.type !== "object") {
     const zod3 = zod3TypeName(schema);
     throw new AvaError(
       "UNSUPPORTED_TYPE",

@@ -4,14 +4,27 @@
 // read, files not yet in DuckDB are loaded (once each: an append loads only its own file) and views whose
 // file set changed are redefined. Queries run one at a time, since views are connection-wide.
 import * as A from "apache-arrow";
-import { AvaError, isAvaError } from "../errors.js";
+import { AvaError, isAvaError, toAvaError } from "../errors.js";
 import { decodeParquet, encodeParquet } from "../parquet/parquet.js";
 import type { DataFile } from "../storage/catalog/model.js";
 import type { Storage } from "../storage/types.js";
 import type { NamespaceHandle } from "../table/namespace.js";
 import { conformer, type FileProjection, SchemaLayout } from "../table/file-layout.js";
 import { Table, tableEntry } from "../table/table.js";
-import { type DataFileSource, ident, type SqlEngine } from "./engine.js";
+import { type DataFileSource, INTERNAL_SCHEMA, ident, type SqlEngine } from "./engine.js";
+
+export interface QueryOptions {
+  /** Aborting it stops the query: CANCELLED. */
+  signal?: AbortSignal;
+  /** Stops the query after this many milliseconds: TIMEOUT. */
+  timeoutMs?: number;
+}
+
+const cancelled = () => new AvaError("CANCELLED", "the query was cancelled");
+
+/** Statements that cannot change what the views and internal tables are. */
+const READ_ONLY =
+  /^\s*(\(\s*)*(select|with|from|values|describe|show|explain|summarize|pivot|unpivot|table)\b/i;
 
 /** Which file each DuckDB row came from; never shown by the views. */
 const FILE_COLUMN = "__ava_file";
@@ -52,6 +65,21 @@ class Session {
     return run;
   }
 
+  /** Settles when every call queued so far has, or after `ms`, whichever comes first. */
+  drained(ms: number): Promise<unknown> {
+    return Promise.race([this.#queue, new Promise((r) => setTimeout(r, ms))]);
+  }
+
+  /**
+   * After a statement that may have changed the schema (DROP VIEW orders, say), every view and internal
+   * table is redefined before the next query rather than trusted from memory.
+   */
+  forget(): void {
+    this.#views.clear();
+    this.#loaded.clear();
+    this.#nextFileId = 0;
+  }
+
   async sync(pins: SnapshotPins): Promise<void> {
     const state = await this.storage.catalog.current();
     for (const [name, table] of this.tables) {
@@ -71,7 +99,7 @@ class Session {
     if (!loaded) {
       // Created from a file with the table's schema and no rows, so that DuckDB maps the types exactly
       // as it will for the data files, and an empty table still has its columns.
-      const target = `__ava_data_${table.name}`;
+      const target = `data_${table.name}`;
       const empty = await encodeParquet(new A.Table(table.schema, []));
       await this.engine.loadFile(
         target,
@@ -90,7 +118,28 @@ class Session {
       const source: DataFileSource = projection
         ? { path: file.path, bytes: () => this.#conformed(table, file, projection) }
         : { path: file.path, localPath: files.localPath?.(file.path), bytes: () => files.read(file.path) };
-      await this.engine.loadFile(loaded.target, source, { fileId, fileColumn: FILE_COLUMN, create: false });
+      try {
+        await this.engine.loadFile(loaded.target, source, { fileId, fileColumn: FILE_COLUMN, create: false });
+      } catch (err) {
+        if (isAvaError(err))
+          throw new AvaError(
+            err.code,
+            `data file ${file.path} of table ${table.identifier}: ${err.message}`,
+            {
+              cause: err,
+            },
+          );
+        // DuckDB's own message ("IO Error: No files found…") says little: name the file and what is wrong.
+        const missing = await files.readRange(file.path, 0, 1).then(
+          () => false,
+          (e: unknown) => isAvaError(e, "NOT_FOUND"),
+        );
+        throw new AvaError(
+          missing ? "NOT_FOUND" : "DATA_CORRUPT",
+          `data file ${file.path} of table ${table.identifier} cannot be loaded into DuckDB: ${missing ? "it does not exist" : (err as Error)?.message}`,
+          { cause: err },
+        );
+      }
       loaded.files.set(file.path, fileId);
       this.stats.files++;
       this.stats.rows += file.rowCount;
@@ -111,7 +160,8 @@ class Session {
       live.length === loaded.files.size
         ? ""
         : ` WHERE ${ident(FILE_COLUMN)} IN (${live.map((f) => loaded.files.get(f.path)).join(", ") || "NULL"})`;
-    const definition = `CREATE OR REPLACE VIEW ${ident(name)} AS SELECT ${columns} FROM ${ident(loaded.target)}${filter}`;
+    const source = `${ident(INTERNAL_SCHEMA)}.${ident(loaded.target)}`;
+    const definition = `CREATE OR REPLACE VIEW ${ident(name)} AS SELECT ${columns} FROM ${source}${filter}`;
     if (this.#views.get(name) === definition) return;
     await this.engine.exec(definition);
     this.#views.set(name, definition);
@@ -128,18 +178,58 @@ export class SqlDatabase {
     this.#pins = pins;
   }
 
-  /** Runs one SQL statement over the namespace's tables; `params` fill `?` or `$1` placeholders. */
-  query(sql: string, params?: readonly unknown[]): Promise<A.Table> {
+  /**
+   * Runs one SQL statement over the namespace's tables; `params` fill `?` or `$1` placeholders. A query
+   * that outlives `timeoutMs` fails with TIMEOUT, one whose `signal` aborts with CANCELLED; either way
+   * DuckDB is interrupted and the database stays usable.
+   */
+  query(sql: string, params?: readonly unknown[], options: QueryOptions = {}): Promise<A.Table> {
     const session = this.#session;
     if (session.closed)
       return Promise.reject(new AvaError("INVALID_ARGUMENT", "this SQL database is closed"));
+    const { signal, timeoutMs } = options;
+    if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs > 0))
+      return Promise.reject(
+        new AvaError("INVALID_ARGUMENT", `timeoutMs must be a positive number, got ${timeoutMs}`),
+      );
+    if (signal?.aborted) return Promise.reject(cancelled());
     return session.serialize(async () => {
-      await session.sync(this.#pins);
+      if (session.closed) throw new AvaError("INVALID_ARGUMENT", "this SQL database is closed");
+      if (signal?.aborted) throw cancelled();
+      let stopped: AvaError | undefined;
+      const stop = (why: AvaError) => {
+        stopped ??= why;
+        session.engine.interrupt();
+      };
+      const onAbort = () => stop(cancelled());
+      signal?.addEventListener("abort", onAbort);
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(
+              () =>
+                stop(new AvaError("TIMEOUT", `the query ran longer than ${timeoutMs} ms and was stopped`)),
+              timeoutMs,
+            );
       try {
-        return await session.engine.query(sql, params);
-      } catch (err) {
-        if (isAvaError(err)) throw err;
-        throw new AvaError("SQL_ERROR", (err as Error)?.message ?? String(err), { cause: err });
+        try {
+          await session.sync(this.#pins);
+        } catch (err) {
+          throw toAvaError(err, "bringing the tables into DuckDB");
+        }
+        if (stopped) throw stopped;
+        try {
+          return await session.engine.query(sql, params);
+        } catch (err) {
+          if (stopped) throw stopped;
+          if (isAvaError(err)) throw err;
+          throw new AvaError("SQL_ERROR", (err as Error)?.message ?? String(err), { cause: err });
+        } finally {
+          if (!READ_ONLY.test(sql)) session.forget();
+        }
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
       }
     });
   }
@@ -166,7 +256,9 @@ export class SqlDatabase {
     const session = this.#session;
     if (session.closed) return Promise.resolve();
     session.closed = true;
-    return session.serialize(() => session.engine.close());
+    // A running query is interrupted rather than waited for: close always settles.
+    session.engine.interrupt();
+    return session.drained(2000).then(() => session.engine.close());
   }
 }
 

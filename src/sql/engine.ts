@@ -10,9 +10,27 @@ export interface DataFileSource {
   bytes(): Promise<Uint8Array>;
 }
 
+/** The schema that holds the engine's own tables, apart from the user's names. */
+export const INTERNAL_SCHEMA = "__ava";
+
+/**
+ * Statements that confine DuckDB once its setup is done: no file outside `allowed` (none at all when
+ * empty), no extension loading, and a locked configuration so that a query cannot SET any of it back.
+ */
+export function confinement(allowed: readonly string[]): string[] {
+  const dirs = allowed.map((d) => literal(d.endsWith("/") ? d : `${d}/`)).join(", ");
+  return [
+    ...(allowed.length > 0 ? [`SET allowed_directories=[${dirs}]`] : []),
+    "SET enable_external_access=false",
+    "SET lock_configuration=true",
+  ];
+}
+
 export interface SqlEngine {
   /** Runs one statement and returns its rows as an Arrow table of the library's apache-arrow. */
   query(sql: string, params?: readonly unknown[]): Promise<A.Table>;
+  /** Stops the running statement, if any (it then fails); safe to call at any time. */
+  interrupt(): void;
   /** Runs statements whose result is not needed (DDL). */
   exec(sql: string): Promise<void>;
   /**

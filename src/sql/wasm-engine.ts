@@ -5,7 +5,7 @@ import type { DuckDBBundles } from "@duckdb/duckdb-wasm";
 import * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
 import { decodeParquet } from "../parquet/parquet.js";
-import type { DataFileSource, SqlEngine } from "./engine.js";
+import { confinement, type DataFileSource, INTERNAL_SCHEMA, ident, type SqlEngine } from "./engine.js";
 
 export interface WasmEngineOptions {
   /** URLs of the duckdb-wasm bundles; by default the ones Vite serves from the app's origin. */
@@ -65,10 +65,20 @@ export async function wasmEngine({ bundles }: WasmEngineOptions = {}): Promise<S
   const conn = await db.connect();
   await conn.query("SET autoinstall_known_extensions=false");
   await conn.query("SET autoload_known_extensions=false");
+  await conn.query(`CREATE SCHEMA IF NOT EXISTS ${ident(INTERNAL_SCHEMA)}`);
+  // Data arrives as Arrow from this side: DuckDB itself needs no file at all.
+  for (const statement of confinement([])) await conn.query(statement);
+  let closed = false;
 
   return {
     async query(sql: string, params?: readonly unknown[]): Promise<A.Table> {
-      if (!params || params.length === 0) return (await conn.query(sql)) as unknown as A.Table;
+      if (!params || params.length === 0) {
+        // send() runs the query as a pending one, polled from here: cancelSent() can stop it between polls,
+        // which a blocking query() call never allows.
+        const reader = await conn.send(sql, false);
+        const batches = (await reader.readAll()) as unknown as A.RecordBatch[];
+        return new A.Table(reader.schema as unknown as A.Schema, batches);
+      }
       const statement = await conn.prepare(sql);
       try {
         return (await statement.query(...params)) as unknown as A.Table;
@@ -79,16 +89,27 @@ export async function wasmEngine({ bundles }: WasmEngineOptions = {}): Promise<S
     async exec(sql: string): Promise<void> {
       await conn.query(sql);
     },
+    interrupt(): void {
+      if (!closed) void conn.cancelSent().catch(() => {});
+    },
     async loadFile(target: string, file: DataFileSource, { fileId, fileColumn, create }) {
       const rows = withConstantColumn(
         await decodeParquet(await file.bytes(), { path: file.path }),
         fileColumn,
         fileId,
       );
-      await conn.insertArrowFromIPCStream(A.tableToIPC(rows, "stream"), { name: target, create });
+      if (create) await conn.query(`DROP TABLE IF EXISTS ${ident(INTERNAL_SCHEMA)}.${ident(target)}`);
+      await conn.insertArrowFromIPCStream(A.tableToIPC(rows, "stream"), {
+        schema: INTERNAL_SCHEMA,
+        name: target,
+        create,
+      });
     },
     async close(): Promise<void> {
-      await conn.close();
+      if (closed) return;
+      closed = true;
+      // Terminating the Worker ends whatever it runs: close settles even under a runaway query.
+      await Promise.race([conn.close().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
       await db.terminate();
     },
   };

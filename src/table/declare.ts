@@ -2,7 +2,7 @@
 // declarations to their namespace and name, so workflow providers can name tables as `Def.tables.x`.
 import type * as A from "apache-arrow";
 import type { z } from "zod";
-import { AvaError } from "../errors.js";
+import { AvaError, describeValue } from "../errors.js";
 import { type ResolvedSchema, resolveSchema, type SchemaSource } from "../schema/table-schema.js";
 
 export type RowOf<S> = S extends z.ZodObject ? z.output<S> : Record<string, unknown>;
@@ -70,14 +70,22 @@ function checkChanges(resolved: ResolvedSchema, { renames, drops }: SchemaChange
   }
 }
 
-export function table<S extends z.ZodObject | A.Schema>({
-  schema,
-  rowLineage = true,
-  renames = {},
-  drops = [],
-}: TableOptions<S>): TableDeclaration<RowOf<S>, InputOf<S>> {
-  const resolved = resolveSchema(schema, rowLineage);
-  const changes = { renames: { ...renames }, drops: [...drops] };
+export function table<S extends z.ZodObject | A.Schema>(
+  options: TableOptions<S>,
+): TableDeclaration<RowOf<S>, InputOf<S>> {
+  const { schema, rowLineage = true, renames = {}, drops = [] } = options ?? ({} as Partial<TableOptions<S>>);
+  if (typeof rowLineage !== "boolean")
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `ava.table({ rowLineage }) must be a boolean, got ${describeValue(rowLineage)}`,
+    );
+  if (typeof renames !== "object" || renames === null)
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `ava.table({ renames }) must be an object, got ${describeValue(renames)}`,
+    );
+  const resolved = resolveSchema(schema as S, rowLineage);
+  const changes = { renames: { ...renames }, drops: Array.isArray(drops) ? [...drops] : drops };
   checkChanges(resolved, changes);
   return { kind: "avalanche.table", schema: resolved, rowLineage, changes };
 }

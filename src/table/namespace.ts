@@ -1,6 +1,6 @@
 // `ava.defineNamespace({ name, tables })`: a set of table declarations with a name. `open({ storage })`
 // binds it to a storage; `push()` creates what is missing (idempotently); each table is a typed property.
-import { AvaError } from "../errors.js";
+import { AvaError, describeValue } from "../errors.js";
 import type { Storage } from "../storage/types.js";
 import { checkName } from "../util/names.js";
 import { type BoundTableDeclaration, bindDeclaration, type TableDeclaration } from "./declare.js";
@@ -72,6 +72,11 @@ export function defineNamespace<T extends Declarations>({
   tables: T;
 }): NamespaceDefinition<T> {
   checkName("namespace", name);
+  if (typeof tables !== "object" || tables === null || Array.isArray(tables))
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `defineNamespace({ tables }) needs an object of ava.table(...) declarations, got ${describeValue(tables)}`,
+    );
   const bound: Record<string, BoundTableDeclaration> = {};
   for (const [tableName, decl] of Object.entries(tables)) {
     checkName("table", tableName);

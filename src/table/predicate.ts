@@ -106,11 +106,18 @@ const MICROS_PER_MS = [undefined, 1n, 1000n, 1_000_000n] as const; // by TimeUni
 
 /** Checks the predicate against the schema and turns its values into the columns' comparable form. */
 export function bindPredicate(p: Predicate, schema: A.Schema, table: string): Predicate {
+  if (typeof p !== "object" || p === null)
+    throw new AvaError("INVALID_ARGUMENT", `a filter must be a predicate object, got ${describeValue(p)}`);
   if (isGroup(p)) {
     if (!Array.isArray(p.args))
       throw new AvaError("INVALID_ARGUMENT", `filter "${p.op}" needs an array of predicates`);
     return { op: p.op, args: p.args.map((a) => bindPredicate(a, schema, table)) };
   }
+  if (typeof p.column !== "string")
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `filter "${String(p.op)}" needs a column name, got ${describeValue(p.column)}`,
+    );
   const field = schema.fields.find((f) => f.name === p.column);
   if (!field)
     throw new AvaError(
@@ -119,7 +126,14 @@ export function bindPredicate(p: Predicate, schema: A.Schema, table: string): Pr
     );
   if (isNullCheck(p)) return p;
   const bind = (v: Scalar): Comparable => toComparable(v, field, table);
-  if (p.op === "in") return { op: "in", column: p.column, values: p.values.map(bind) };
+  if (p.op === "in") {
+    if (!Array.isArray(p.values))
+      throw new AvaError(
+        "INVALID_ARGUMENT",
+        `filter "in" on ${table}.${p.column} needs an array of values, got ${describeValue(p.values)}`,
+      );
+    return { op: "in", column: p.column, values: p.values.map(bind) };
+  }
   if (!["eq", "ne", "lt", "lte", "gt", "gte"].includes(p.op))
     throw new AvaError("INVALID_ARGUMENT", `unknown filter op ${JSON.stringify(p.op)}`);
   return { op: p.op, column: p.column, value: bind(p.value) };

@@ -4,6 +4,13 @@ import { AvaError } from "../errors.js";
 const NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,127}$/;
 
 export function checkName(kind: string, name: unknown): string {
+  if (typeof name === "string" && name in Object.prototype)
+    // Names become keys of plain objects (catalog records, the namespace handle): "__proto__" or
+    // "constructor" would read the prototype's member and go silently missing.
+    throw new AvaError(
+      "INVALID_NAME",
+      `${kind} name ${JSON.stringify(name)} is reserved by JavaScript objects`,
+    );
   if (typeof name !== "string" || !NAME.test(name)) {
     throw new AvaError(
       "INVALID_NAME",

@@ -36,7 +36,14 @@ export interface RunOptions {
   metadata?: Record<string, unknown>;
   /** Called as nodes start and end (the original's RunHooks); a hook's own failure is ignored, like `on()`'s. */
   hooks?: RunHooks;
+  /**
+   * How long the run's record stays `running` without a renewal (renewed every quarter of it while the run
+   * lives); a record whose process died is then listed as `abandoned`. Default 2 minutes.
+   */
+  leaseMs?: number;
 }
+
+const DEFAULT_LEASE_MS = 120_000;
 
 /** Which node of which run a hook is told about. */
 export interface NodeHookInfo {
@@ -60,7 +67,7 @@ export interface NodeResult extends NodeRecord {
 export interface RunResult<T = unknown> {
   runId: string;
   workflowName: string;
-  status: Exclude<RunStatus, "running">;
+  status: Exclude<RunStatus, "running" | "abandoned">;
   /** The builder's output with every future replaced by its value (undefined unless the run succeeded). */
   value: T | undefined;
   nodes: Record<string, NodeResult>;
@@ -71,7 +78,12 @@ export interface RunResult<T = unknown> {
 export type RunEvent =
   | { type: "node-started"; slug: string; done: number; total: number }
   | { type: "node-finished"; slug: string; status: NodeStatus; done: number; total: number }
-  | { type: "run-finished"; status: Exclude<RunStatus, "running">; done: number; total: number }
+  | {
+      type: "run-finished";
+      status: Exclude<RunStatus, "running" | "abandoned">;
+      done: number;
+      total: number;
+    }
   | { type: "log"; slug: string; line: LogLine };
 
 /** The AvaError a failed or cancelled run's result() rejects with. */
@@ -213,6 +225,9 @@ export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHand
   const input = workflow.parseInput(options.input);
   const hooks = options.hooks ?? {};
   const kind = options.executor?.kind ?? (options.executor ? "custom" : "inline");
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  if (typeof leaseMs !== "number" || !(leaseMs >= 100))
+    throw new AvaError("INVALID_ARGUMENT", `leaseMs must be a number of at least 100, got ${leaseMs}`);
   const executor = options.executor ?? inlineExecutor();
   const storage = options.storage;
   const nodes = workflow.nodes;
@@ -235,152 +250,172 @@ export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHand
       for (const [slug, { slug: _, durationMs: __, ...node }] of Object.entries(results))
         run.nodes[slug] = node;
       if (finishedMs !== undefined) run.finishedMs = finishedMs;
+      else run.leaseUntilMs = Date.now() + leaseMs;
       if (plan) run.rerunOf = plan.rerunOf;
       return run;
     };
     if (storage) await storage.catalog.commit([{ op: "recordRun", run: record("running"), create: true }]);
-
-    const values = new Map<Invocation, unknown>();
-    // The lineage each node's value carries downstream (the original's LineagedResult).
-    const lineages = new Map<Invocation, Record<string, string>>();
-    const byIndex = new Map(nodes.map((n) => [n.index, n]));
-    // Nodes a rerun leaves out count as done for those that wait on them (by order; values they never
-    // give were refused by the plan).
-    const waiting = new Map(nodes.map((n) => [n, [...n.after].filter(runs).length]));
-    const downstream = new Map<Invocation, Invocation[]>(nodes.map((n) => [n, []]));
-    for (const n of nodes) for (const before of n.after) downstream.get(before)!.push(n);
-    const ready = nodes.filter((n) => runs(n) && waiting.get(n) === 0);
-    // How many arguments still to hand over use each node's value; the run's output keeps its own.
-    const uses = new Map<Invocation, number>();
-    for (const n of nodes)
-      for (const a of n.args) {
-        if (a.kind !== "future") continue;
-        const upstream = byIndex.get(a.node)!;
-        uses.set(upstream, (uses.get(upstream) ?? 0) + 1);
-      }
-    workflow.resolveOutput((n) => uses.set(n, Number.POSITIVE_INFINITY));
-    const signal = handle.signal;
-    let running = 0;
-    let done = 0;
-
-    await new Promise<void>((allSettled) => {
-      const pump = () => {
-        while (!signal.aborted && running < executor.concurrency && ready.length > 0) launch(ready.shift()!);
-        if (running === 0) allSettled();
-      };
-      const launch = (node: Invocation) => {
-        running++;
-        const result = results[node.slug]!;
-        result.startedMs = Date.now();
-        const t0 = performance.now();
-        handle.emit({ type: "node-started", slug: node.slug, done, total: nodes.length });
-        const info: NodeHookInfo = {
-          runId,
-          workflowName: workflow.name,
-          slug: node.slug,
-          nodeId: node.nodeId,
-        };
-        callHook(() => hooks.onNodeStart?.(info));
-        const task: NodeTask = {
-          workflowName: workflow.name,
-          runId,
-          slug: node.slug,
-          nodeId: node.nodeId,
-          nodeName: node.step.name,
-          upstream: [...node.after].map((n) => n.slug),
-          ...(plan
-            ? { rerunOf: plan.rerunOf, streamRuns: plan.chain, rerun: rerunOfSpec(options.rerun!) }
-            : {}),
-          executor: kind,
-          args: node.args.map((a) =>
-            a.kind === "future"
-              ? pick(values.get(byIndex.get(a.node)!), a.index)
-              : isRunInputMarker(a.value)
-                ? input
-                : a.value,
-          ),
-          input,
-          metadata,
-          lineage: argumentLineage(node, byIndex, lineages),
-        };
-        // An argument whose value no later node and not the output needs may move (buffers transferred).
-        const movable = node.args.map((a) => {
-          if (a.kind !== "future") return false;
-          const upstream = byIndex.get(a.node)!;
-          const left = uses.get(upstream)! - 1;
-          uses.set(upstream, left);
-          if (left === 0) values.delete(upstream);
-          return left === 0;
-        });
-        const log = (line: LogLine) => {
-          const kept = result.logs ?? [];
-          result.logs = kept;
-          if (kept.length < MAX_LOG_LINES) kept.push(line);
-          else result.droppedLogs = (result.droppedLogs ?? 0) + 1;
-          handle.emit({ type: "log", slug: node.slug, line });
-        };
-        let run: Promise<NodeOutcome>;
-        try {
-          run = executor.runNode({ workflow, storage }, task, signal, movable, { log });
-        } catch (err) {
-          run = Promise.reject(err);
-        }
-        run
-          .then(
-            ({ value, lineage }) => {
-              values.set(node, value);
-              lineages.set(node, lineage);
-              result.status = isSkip(value) ? "skipped" : "success";
-              for (const next of downstream.get(node)!) {
-                const left = waiting.get(next)! - 1;
-                waiting.set(next, left);
-                if (left === 0 && runs(next)) ready.push(next);
-              }
-            },
-            (err) => {
-              result.status = signal.aborted ? "cancelled" : "failed";
-              result.error = toErrorInfo(err);
-            },
-          )
-          .finally(() => {
-            result.finishedMs = Date.now();
-            result.durationMs = performance.now() - t0;
-            const { status, error, durationMs } = result;
-            if (status === "success" || status === "skipped")
-              callHook(() => hooks.onNodeSuccess?.({ ...info, status, durationMs }));
-            else if (status === "failed" || status === "cancelled")
-              callHook(() => hooks.onNodeFailure?.({ ...info, status, error: error! }));
-            running--;
-            done++;
-            handle.emit({
-              type: "node-finished",
-              slug: node.slug,
-              status: result.status,
-              done,
-              total: nodes.length,
-            });
-            pump();
-          });
-      };
-      pump();
-    });
-
-    const failed = Object.values(results).some((r) => r.status === "failed");
-    if (signal.aborted)
-      for (const r of Object.values(results)) if (r.status === "not_run") r.status = "cancelled";
-    const status = failed ? "failed" : signal.aborted ? "cancelled" : "success";
-    const finishedMs = Date.now();
-    if (storage) await storage.catalog.commit([{ op: "recordRun", run: record(status, finishedMs) }]);
-    handle.emit({ type: "run-finished", status, done, total: nodes.length });
-    return {
-      runId,
-      workflowName: workflow.name,
-      status,
-      value: status === "success" ? workflow.resolveOutput((n, i) => pick(values.get(n), i)) : undefined,
-      nodes: results,
-      startedMs,
-      finishedMs,
+    // The heartbeat: renewals are chained, and the last is awaited before the final record is committed.
+    let beat: Promise<unknown> = Promise.resolve();
+    const heartbeat =
+      storage &&
+      setInterval(() => {
+        beat = beat
+          .then(() => storage.catalog.commit([{ op: "recordRun", run: record("running") }]))
+          .catch(() => {});
+      }, leaseMs / 4);
+    // Whatever ends the run (an error thrown below included), no timer may keep renewing it or the process.
+    const stopHeartbeat = async () => {
+      clearInterval(heartbeat);
+      await beat;
     };
+    try {
+      const values = new Map<Invocation, unknown>();
+      // The lineage each node's value carries downstream (the original's LineagedResult).
+      const lineages = new Map<Invocation, Record<string, string>>();
+      const byIndex = new Map(nodes.map((n) => [n.index, n]));
+      // Nodes a rerun leaves out count as done for those that wait on them (by order; values they never
+      // give were refused by the plan).
+      const waiting = new Map(nodes.map((n) => [n, [...n.after].filter(runs).length]));
+      const downstream = new Map<Invocation, Invocation[]>(nodes.map((n) => [n, []]));
+      for (const n of nodes) for (const before of n.after) downstream.get(before)!.push(n);
+      const ready = nodes.filter((n) => runs(n) && waiting.get(n) === 0);
+      // How many arguments still to hand over use each node's value; the run's output keeps its own.
+      const uses = new Map<Invocation, number>();
+      for (const n of nodes)
+        for (const a of n.args) {
+          if (a.kind !== "future") continue;
+          const upstream = byIndex.get(a.node)!;
+          uses.set(upstream, (uses.get(upstream) ?? 0) + 1);
+        }
+      workflow.resolveOutput((n) => uses.set(n, Number.POSITIVE_INFINITY));
+      const signal = handle.signal;
+      let running = 0;
+      let done = 0;
+
+      await new Promise<void>((allSettled) => {
+        const pump = () => {
+          while (!signal.aborted && running < executor.concurrency && ready.length > 0)
+            launch(ready.shift()!);
+          if (running === 0) allSettled();
+        };
+        const launch = (node: Invocation) => {
+          running++;
+          const result = results[node.slug]!;
+          result.startedMs = Date.now();
+          const t0 = performance.now();
+          handle.emit({ type: "node-started", slug: node.slug, done, total: nodes.length });
+          const info: NodeHookInfo = {
+            runId,
+            workflowName: workflow.name,
+            slug: node.slug,
+            nodeId: node.nodeId,
+          };
+          callHook(() => hooks.onNodeStart?.(info));
+          const task: NodeTask = {
+            workflowName: workflow.name,
+            runId,
+            slug: node.slug,
+            nodeId: node.nodeId,
+            nodeName: node.step.name,
+            upstream: [...node.after].map((n) => n.slug),
+            ...(plan
+              ? { rerunOf: plan.rerunOf, streamRuns: plan.chain, rerun: rerunOfSpec(options.rerun!) }
+              : {}),
+            executor: kind,
+            args: node.args.map((a) =>
+              a.kind === "future"
+                ? pick(values.get(byIndex.get(a.node)!), a.index)
+                : isRunInputMarker(a.value)
+                  ? input
+                  : a.value,
+            ),
+            input,
+            metadata,
+            lineage: argumentLineage(node, byIndex, lineages),
+          };
+          // An argument whose value no later node and not the output needs may move (buffers transferred).
+          const movable = node.args.map((a) => {
+            if (a.kind !== "future") return false;
+            const upstream = byIndex.get(a.node)!;
+            const left = uses.get(upstream)! - 1;
+            uses.set(upstream, left);
+            if (left === 0) values.delete(upstream);
+            return left === 0;
+          });
+          const log = (line: LogLine) => {
+            const kept = result.logs ?? [];
+            result.logs = kept;
+            if (kept.length < MAX_LOG_LINES) kept.push(line);
+            else result.droppedLogs = (result.droppedLogs ?? 0) + 1;
+            handle.emit({ type: "log", slug: node.slug, line });
+          };
+          let run: Promise<NodeOutcome>;
+          try {
+            run = executor.runNode({ workflow, storage }, task, signal, movable, { log });
+          } catch (err) {
+            run = Promise.reject(err);
+          }
+          run
+            .then(
+              ({ value, lineage }) => {
+                values.set(node, value);
+                lineages.set(node, lineage);
+                result.status = isSkip(value) ? "skipped" : "success";
+                for (const next of downstream.get(node)!) {
+                  const left = waiting.get(next)! - 1;
+                  waiting.set(next, left);
+                  if (left === 0 && runs(next)) ready.push(next);
+                }
+              },
+              (err) => {
+                result.status = signal.aborted ? "cancelled" : "failed";
+                result.error = toErrorInfo(err);
+              },
+            )
+            .finally(() => {
+              result.finishedMs = Date.now();
+              result.durationMs = performance.now() - t0;
+              const { status, error, durationMs } = result;
+              if (status === "success" || status === "skipped")
+                callHook(() => hooks.onNodeSuccess?.({ ...info, status, durationMs }));
+              else if (status === "failed" || status === "cancelled")
+                callHook(() => hooks.onNodeFailure?.({ ...info, status, error: error! }));
+              running--;
+              done++;
+              handle.emit({
+                type: "node-finished",
+                slug: node.slug,
+                status: result.status,
+                done,
+                total: nodes.length,
+              });
+              pump();
+            });
+        };
+        pump();
+      });
+
+      const failed = Object.values(results).some((r) => r.status === "failed");
+      if (signal.aborted)
+        for (const r of Object.values(results)) if (r.status === "not_run") r.status = "cancelled";
+      const status = failed ? "failed" : signal.aborted ? "cancelled" : "success";
+      const finishedMs = Date.now();
+      await stopHeartbeat();
+      if (storage) await storage.catalog.commit([{ op: "recordRun", run: record(status, finishedMs) }]);
+      handle.emit({ type: "run-finished", status, done, total: nodes.length });
+      return {
+        runId,
+        workflowName: workflow.name,
+        status,
+        value: status === "success" ? workflow.resolveOutput((n, i) => pick(values.get(n), i)) : undefined,
+        nodes: results,
+        startedMs,
+        finishedMs,
+      };
+    } finally {
+      clearInterval(heartbeat);
+    }
   });
 }
 

@@ -5,7 +5,7 @@ import { commands } from "vitest/browser";
 import { browserStorage } from "../../src/index.js";
 import { open } from "../../src/sql.js";
 import { ulid } from "../../src/util/ids.js";
-import { describeSql } from "../shared/sql-contract.js";
+import { describeSql, describeSqlHardening } from "../shared/sql-contract.js";
 
 const PROBE = "http://avalanche-probe.invalid/";
 
@@ -26,6 +26,11 @@ it("the network watch sees requests from the page and from a Worker (control)", 
 });
 
 describeSql("duckdb-wasm on browserStorage", {
+  open: (ns) => open(ns),
+  storage: () => browserStorage({ name: `sql${ulid()}`, persist: false }),
+});
+
+describeSqlHardening("duckdb-wasm on browserStorage", {
   open: (ns) => open(ns),
   storage: () => browserStorage({ name: `sql${ulid()}`, persist: false }),
 });

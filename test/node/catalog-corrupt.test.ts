@@ -222,3 +222,20 @@ describe("random damage (property): every outcome is a correct read or a typed e
     expect(outcomes.typed).toBeGreaterThan(5);
   });
 });
+
+it("a catalog entry that fails to stage (a write refused mid-file, as on a full disk) leaves no temp file", async () => {
+  const { execFileSync } = await import("node:child_process");
+  const root = await mkdtemp(join(tmpdir(), "ava-stage-"));
+  const child = join(import.meta.dirname, "fixtures", "stage-child.ts");
+  // A 512-byte file size limit: the push's entry (three table schemas) cannot be written whole.
+  const out = execFileSync(
+    "bash",
+    ["-c", `ulimit -f 1; exec "${process.execPath}" --import tsx "${child}" "${root}"`],
+    {
+      encoding: "utf8",
+    },
+  );
+  expect(out).toMatch(/IO_ERROR: staging a catalog entry: EFBIG/);
+  expect(await readdir(join(root, "_catalog", "tmp"))).toEqual([]);
+  await rm(root, { recursive: true });
+});

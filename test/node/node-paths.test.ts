@@ -1,5 +1,5 @@
 // nodeStorage never touches anything outside its root, whatever path it is handed.
-import { mkdtemp, readdir } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -42,4 +42,35 @@ it("browserStorage in Node is UNAVAILABLE on first use, naming what it needs", a
   const storage = browserStorage({ name: "x" }); // constructing touches nothing
   await expectAvaError(storage.catalog.current(), "UNAVAILABLE", /OPFS and IndexedDB/);
   await expectAvaError(storage.files.read("data/x"), "UNAVAILABLE", /OPFS/);
+});
+
+it("refuses writes through a symbolic link that leads out of the root", async () => {
+  const parent = await mkdtemp(join(tmpdir(), "ava-symlink-"));
+  const root = join(parent, "root");
+  const outside = join(parent, "outside");
+  await mkdir(join(root, "data"), { recursive: true });
+  await mkdir(outside);
+  await symlink(outside, join(root, "data", "ns"));
+  const { files } = nodeStorage({ root });
+  await expectAvaError(
+    files.write("data/ns/t/x.parquet", new Uint8Array([1])),
+    "INVALID_NAME",
+    /symbolic link/,
+  );
+  await expectAvaError(
+    files.write("data/ns/x.parquet", new Uint8Array([1])),
+    "INVALID_NAME",
+    /symbolic link/,
+  );
+  expect(await readdir(outside)).toEqual([]); // not even a folder was made there
+  await files.write("data/other/x.bin", new Uint8Array([7])); // a real folder is fine
+});
+
+it("refuses a root that is not a path", () => {
+  for (const root of [42, null, "", undefined]) {
+    expect(() => nodeStorage({ root } as never)).toThrowError(
+      /nodeStorage\(\{ root \}\) needs a folder path/,
+    );
+  }
+  expect(() => nodeStorage(undefined as never)).toThrowError(/root/);
 });

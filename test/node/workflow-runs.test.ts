@@ -1,5 +1,6 @@
 // Runs recorded in a Node catalog survive checkpoints and reopening: 60 runs (120 commits) cross the
 // checkpoint at version 100, and a fresh storage instance lists and reads them all.
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +20,42 @@ it("keeps recorded runs across checkpoints and reopening", async () => {
     expect(await ava.getRun(reopened, "r42")).toMatchObject({ workflowName: "math", metadata: { i: 42 } });
     expect((await reopened.catalog.current()).version).toBe(120);
   } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+it("a run whose process was killed is listed as abandoned once its lease runs out; a live one never is", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "ava-abandoned-"));
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(import.meta.dirname, "fixtures", "run-child.ts"), dir, "killed", "800"],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.once("data", () => resolve());
+      child.once("exit", (code) => reject(new Error(`child exited (${code}) before its run started`)));
+    });
+    const storage = ava.nodeStorage({ root: dir, fsync: false });
+    expect((await ava.getRun(storage, "killed")).status).toBe("running");
+    // A live run in this process, with the same short lease, outlives several leases.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const slow = ava.step(async () => gate, { slug: "slow" });
+    const live = ava.workflow({ name: "live" }, () => slow()).run({ storage, runId: "live", leaseMs: 800 });
+    child.kill("SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    await new Promise((r) => setTimeout(r, 2500));
+    const runs = Object.fromEntries((await ava.listRuns(storage)).map((r) => [r.runId, r.status]));
+    expect(runs).toEqual({ killed: "abandoned", live: "running" });
+    expect((await ava.getRun(storage, "killed")).status).toBe("abandoned");
+    release();
+    await live.result();
+    expect((await ava.getRun(storage, "live")).status).toBe("success");
+  } finally {
+    child.kill("SIGKILL");
     await rm(dir, { recursive: true, force: true });
   }
 });

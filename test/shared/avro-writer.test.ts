@@ -52,13 +52,23 @@ describe("createWriter", () => {
     const sink = memorySink();
     const w = createWriter(sink, { codec: "null" });
     w.enqueue("ok", 1n, 1.5);
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = { back: cyclic };
+    const nested = (n: number) => {
+      let v: unknown = 1;
+      for (let i = 0; i < n; i++) v = { v };
+      return v;
+    };
     const refused: [() => void, RegExp][] = [
       [() => w.enqueueBatch("m", [1n, 2n], [1.5, "x"]), /point 1 is a string in a batch of double/],
       [() => w.enqueue("n", 1n, null as never), /null is not a value/],
       [() => w.enqueue("b", 1n, true as never), /booleans/],
       [() => w.enqueueBatch("e", [], []), /empty batch/],
       [() => w.enqueueBatch("u", [1n, 2n], [1]), /2 timestamps but 1 values/],
-      [() => w.enqueue("j", 1n, { bad: Number.NaN }), /JSON struct cannot hold NaN/],
+      [() => w.enqueue("j", 1n, { bad: Number.NaN }), /JSON struct cannot be stored: it holds NaN/],
+      [() => w.enqueue("j", 1n, cyclic), /JSON struct cannot be stored: it contains a cycle/],
+      [() => w.enqueue("j", 1n, { deep: nested(100_000) }), /deeper than 1000 levels/],
+      [() => w.enqueue("j", 1n, { n: 1n }), /bigint/],
       [() => w.enqueue("t", 1_757_500_000_000, 1), /plain number cannot hold epoch nanoseconds/],
       [() => w.enqueue("ok", 2n, "now a string"), /string values while double values of the same channel/],
       [() => w.enqueueFromDict(3n, { good: 1, bad: null as never }), /"bad"/],

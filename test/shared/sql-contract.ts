@@ -300,3 +300,100 @@ export function describeSql(name: string, target: SqlTarget): void {
     });
   });
 }
+
+/** Hardening: DuckDB confined to the storage, every error an AvaError, internals apart, queries stoppable. */
+export function describeSqlHardening(name: string, target: SqlTarget): void {
+  describe(`SQL hardening: ${name}`, () => {
+    const Odd = ava.defineNamespace({
+      name: "odd",
+      tables: {
+        rows: ava.table({ schema: z.object({ k: z.string(), v: z.int() }) }),
+        __ava_data_rows: ava.table({ schema: z.object({ x: z.string() }) }),
+      },
+    });
+
+    async function openOdd() {
+      const ns = await Odd.open({ storage: await target.storage() });
+      await ns.push();
+      await ns.rows.append([
+        { k: "a", v: 1 },
+        { k: "b", v: 2 },
+      ]);
+      await ns.__ava_data_rows.append({ x: "mine" });
+      return { ns, db: await target.open(ns as never) };
+    }
+
+    it("refuses files outside the storage, extension loading and configuration changes", async () => {
+      const { db } = await openOdd();
+      try {
+        const outside = `/tmp/ava-escape-${Date.now()}.csv`;
+        await expectAvaError(
+          db.query(`COPY (SELECT 42) TO '${outside}'`),
+          "SQL_ERROR",
+          /disabled|permission/i,
+        );
+        await expectAvaError(
+          db.query("SELECT * FROM read_csv('/etc/passwd')"),
+          "SQL_ERROR",
+          /disabled|permission/i,
+        );
+        await expectAvaError(db.query("SET enable_external_access=true"), "SQL_ERROR", /locked/i);
+        await expectAvaError(db.query("SET lock_configuration=false"), "SQL_ERROR", /locked/i);
+        await expectAvaError(db.query("LOAD httpfs"), "SQL_ERROR");
+        expect(plain(await db.query("SELECT sum(v) AS s FROM rows"))).toEqual([{ s: 3 }]);
+      } finally {
+        await db.close();
+      }
+    });
+
+    it("keeps its own tables apart: a user table named __ava_data_rows works beside rows", async () => {
+      const { db } = await openOdd();
+      try {
+        expect(plain(await db.query("SELECT x FROM __ava_data_rows"))).toEqual([{ x: "mine" }]);
+        expect(plain(await db.query("SELECT k FROM rows ORDER BY k"))).toEqual([{ k: "a" }, { k: "b" }]);
+      } finally {
+        await db.close();
+      }
+    });
+
+    it("recreates a view a query dropped", async () => {
+      const { db } = await openOdd();
+      try {
+        await db.query("DROP VIEW rows");
+        expect(plain(await db.query("SELECT count(*) AS n FROM rows"))).toEqual([{ n: 2 }]);
+        await db.query("CREATE OR REPLACE VIEW rows AS SELECT 1 AS k");
+        expect(plain(await db.query("SELECT count(*) AS n FROM rows"))).toEqual([{ n: 2 }]);
+      } finally {
+        await db.close();
+      }
+    });
+
+    it("names a deleted data file as an AvaError", async () => {
+      const { ns, db } = await openOdd();
+      try {
+        const r = await ns.rows.append({ k: "c", v: 3 });
+        await ns.storage.files.delete(r.snapshot.addedFiles[0]!.path);
+        await expectAvaError(db.query("SELECT count(*) FROM rows"), "NOT_FOUND", /odd\.rows/);
+      } finally {
+        await db.close();
+      }
+    });
+
+    it("stops a runaway query on timeout or abort, stays usable, and close() settles under one", async () => {
+      const { db } = await openOdd();
+      const runaway = "SELECT sum(a.range * b.range) AS s FROM range(200000) a, range(200000) b";
+      const started = Date.now();
+      await expectAvaError(db.query(runaway, [], { timeoutMs: 300 }), "TIMEOUT", /300 ms/);
+      expect(Date.now() - started).toBeLessThan(20_000);
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 300);
+      await expectAvaError(db.query(runaway, [], { signal: controller.signal }), "CANCELLED");
+      expect(plain(await db.query("SELECT count(*) AS n FROM rows"))).toEqual([{ n: 2 }]);
+      await expectAvaError(db.query("SELECT 1", [], { timeoutMs: -1 }), "INVALID_ARGUMENT", /timeoutMs/);
+      const running = db.query(runaway).catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 300));
+      await db.close(); // settles although the query would run for minutes
+      expect(ava.isAvaError(await running)).toBe(true);
+    });
+  });
+}

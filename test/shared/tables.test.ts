@@ -139,6 +139,28 @@ describe("bad input is refused and nothing is written", () => {
     await refused(ns.telemetry.append(42 as never), /cannot append number/);
   });
 
+  it("a model with a field its zod schema does not declare is refused, not silently dropped", async () => {
+    await refused(ns.documents.append({ ...doc(1), extra: 1 } as never), /row 0: column "extra" is not in/);
+    await expectAvaError(
+      ns.plain.append([{ k: "a", v: 1 }, { k: "b", v: 2, typo: "x" } as never]),
+      "SCHEMA_MISMATCH",
+      /docs\.plain: row 1: column "typo"/,
+    );
+    expect(await ns.plain.history()).toEqual([]);
+  });
+
+  it("names that plain objects already hold (__proto__, constructor) are INVALID_NAME", async () => {
+    const decl = ava.table({ schema: z.object({ k: z.string() }) });
+    for (const name of ["__proto__", "constructor", "hasOwnProperty", "toString"]) {
+      await expectAvaError(
+        () => ava.defineNamespace({ name: "ok", tables: { [name]: decl } }),
+        "INVALID_NAME",
+        new RegExp(name),
+      );
+      await expectAvaError(() => ava.defineNamespace({ name, tables: {} }), "INVALID_NAME", new RegExp(name));
+    }
+  });
+
   it("appending to a table that was never pushed is NOT_FOUND and writes no file", async () => {
     const other = await Docs.open({ storage: ava.memoryStorage() });
     await expectAvaError(other.documents.append(doc(1)), "NOT_FOUND", /docs\.documents/, /push/);

@@ -96,7 +96,8 @@ export function tableKey(namespace: string, table: string): string {
   return `${namespace}.${table}`;
 }
 
-export type RunStatus = "running" | "success" | "failed" | "cancelled";
+/** "abandoned": recorded as running, but its lease ran out (the process that ran it died); set when read. */
+export type RunStatus = "running" | "success" | "failed" | "cancelled" | "abandoned";
 export type NodeStatus = "success" | "failed" | "skipped" | "cancelled" | "not_run";
 
 /** An error as it is recorded and as it crosses Workers: plain data. */
@@ -128,6 +129,8 @@ export interface RunRecord {
   status: RunStatus;
   startedMs: number;
   finishedMs?: number;
+  /** While running: the run's process renews this; a running record past it is reported as abandoned. */
+  leaseUntilMs?: number;
   metadata: Record<string, unknown>;
   /** By node slug. */
   nodes: Record<string, NodeRecord>;

@@ -3,7 +3,7 @@
 import { mkdir, open, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import type { FileInfo, FileStore } from "../types.js";
-import { insideRoot, ioError, writeNewFile } from "./paths.js";
+import { checkRealFolder, insideRoot, ioError, writeNewFile } from "./paths.js";
 
 export class NodeFileStore implements FileStore {
   /** Folders known to exist, so that a write is not preceded by a mkdir every time. */
@@ -23,6 +23,7 @@ export class NodeFileStore implements FileStore {
     try {
       const folder = dirname(full);
       if (!this.#folders.has(folder)) {
+        await checkRealFolder(this.root, folder, path);
         await mkdir(folder, { recursive: true });
         this.#folders.add(folder);
       }

@@ -1,5 +1,6 @@
 // `nodeStorage({ root })`: data files and a catalog log under one folder, safe across processes.
 import { resolve } from "node:path";
+import { AvaError, describeValue } from "../../errors.js";
 import { LogCatalog } from "../catalog/log-catalog.js";
 import type { Storage } from "../types.js";
 import { NodeCatalogLog } from "./node-catalog-log.js";
@@ -20,7 +21,18 @@ export interface NodeStorageOptions {
   pollMs?: number;
 }
 
-export function nodeStorage({ root, fsync = true, pollMs = 1000 }: NodeStorageOptions): Storage {
+export function nodeStorage(options: NodeStorageOptions): Storage {
+  const { root, fsync = true, pollMs = 1000 } = options ?? ({} as Partial<NodeStorageOptions>);
+  if (typeof root !== "string" || root === "")
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `nodeStorage({ root }) needs a folder path, got ${describeValue(root)}`,
+    );
+  if (typeof fsync !== "boolean")
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `nodeStorage({ fsync }) must be a boolean, got ${describeValue(fsync)}`,
+    );
   const abs = resolve(root);
   return {
     descriptor: { kind: "node", root: abs },

@@ -1,7 +1,7 @@
 // Every path the Node adapter touches is resolved inside `root`; anything that would leave it is refused.
 // Plus the two filesystem habits both Node files share: exclusive writes and AvaError mapping.
-import { open } from "node:fs/promises";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { open, realpath } from "node:fs/promises";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { AvaError, isAvaError } from "../../errors.js";
 
 export function insideRoot(root: string, path: string): string {
@@ -42,4 +42,27 @@ export async function writeNewFile(full: string, bytes: string | Uint8Array, fsy
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Refuses a folder that resolves outside the root once symlinks are followed: `insideRoot` only checks the
+ * path's text, and a symlinked folder inside the root would let writes land anywhere.
+ */
+export async function checkRealFolder(root: string, folder: string, path: string): Promise<void> {
+  // The deepest part of `folder` that exists (checked before mkdir, so no folder is made outside either).
+  const existing = async (dir: string): Promise<string> => {
+    try {
+      return await realpath(dir);
+    } catch (err) {
+      if ((err as { code?: string }).code !== "ENOENT" || dirname(dir) === dir) throw err;
+      return existing(dirname(dir));
+    }
+  };
+  const [realRoot, real] = await Promise.all([existing(root), existing(folder)]);
+  const rel = relative(realRoot, real);
+  if (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))) return;
+  throw new AvaError(
+    "INVALID_NAME",
+    `path ${JSON.stringify(path)} leads outside the storage root through a symbolic link (to ${real})`,
+  );
 }
