@@ -51,12 +51,7 @@ export async function benchAvroWriter(): Promise<void> {
     "The streaming writer and avroStreamToArrow in Node, beside avsc (same run)",
     rows(node, "Node"),
   );
-  // A cold Vite dev server on a busy machine can take longer to serve the page than Playwright waits for
-  // the load: the second try finds its dependencies optimized.
-  const browser = await runBenchPage("avro-writer.html").catch((err) => {
-    console.error(`(retrying the Chromium page: ${(err as Error).message.split("\n")[0]})`);
-    return runBenchPage("avro-writer.html");
-  });
+  const browser = await runBenchPage("avro-writer.html");
   printTable(
     "The streaming writer and avroStreamToArrow in headless Chromium, beside avsc (same page)",
     rows(browser, "Chromium"),

@@ -38,7 +38,8 @@ export async function runBenchPage(page: string): Promise<Timings> {
   try {
     const tab = await browser.newPage();
     tab.on("pageerror", (e) => console.error("page error:", e.message));
-    await tab.goto(`http://127.0.0.1:${address.port}/${page}`);
+    // A cold Vite server on a busy machine can take a minute to serve a page's modules.
+    await tab.goto(`http://127.0.0.1:${address.port}/${page}`, { timeout: 300_000 });
     await tab.waitForFunction(() => window.__bench !== undefined, undefined, {
       timeout: 900_000,
       polling: 500,

@@ -36,3 +36,16 @@ export {
   type StreamSchema,
   type ValueKind,
 } from "./avro/schema.js";
+export {
+  createLiveStream,
+  LiveStream,
+  type LiveStreamOptions,
+  type LiveStreamStatus,
+} from "./avro/live/live-stream.js";
+export {
+  type AvroTransportOptions,
+  avroTransport,
+  isRetryable,
+  type LiveBatch,
+  type Transport,
+} from "./avro/live/transport.js";

@@ -197,6 +197,9 @@ export class ByteReader {
   }
 }
 
+/** Strings up to this long are tried as ASCII first (see ByteWriter.string). */
+const ASCII_FAST_MAX = 256;
+
 export class ByteWriter {
   #buf: Uint8Array;
   #view: DataView;
@@ -311,6 +314,27 @@ export class ByteWriter {
   }
 
   string(s: string): void {
+    // Short ASCII text (channels, tag keys and values) goes straight into the buffer: TextEncoder.encode
+    // allocates an ArrayBuffer per call, which in Chromium cost more than encoding a block's points.
+    const n = s.length;
+    if (n <= ASCII_FAST_MAX) {
+      const start = this.length;
+      this.long(n);
+      this.#reserve(n);
+      const buf = this.#buf;
+      let at = this.length;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[at++] = c;
+      }
+      if (i === n) {
+        this.length = at;
+        return;
+      }
+      this.length = start; // not ASCII: its UTF-8 length differs from its length
+    }
     this.bytesField(encoder.encode(s));
   }
 
@@ -330,6 +354,11 @@ export class ByteWriter {
     this.#buf.set(prefix, at);
     this.#buf.copyWithin(at + prefix.length, at + gap, this.length);
     this.length -= gap - prefix.length;
+  }
+
+  /** Bytes it holds before it has to grow. */
+  get capacity(): number {
+    return this.#buf.length;
   }
 
   /** The bytes written so far (a view: copy before writing more if kept). */

@@ -37,7 +37,8 @@ export class BlockEncoder {
   constructor(
     readonly codec: AvroCodec,
     readonly sync: Uint8Array,
-    readonly out: ByteWriter = new ByteWriter(1 << 16),
+    /** Where blocks go; a writer may hand the encoder another buffer between blocks. */
+    public out: ByteWriter = new ByteWriter(1 << 16),
   ) {
     this.#records = codec === "null" ? undefined : new ByteWriter(1 << 16);
   }

@@ -73,6 +73,31 @@ function mixed(s: Series, channel: string, v: unknown, i: number): never {
   );
 }
 
+/**
+ * Block buffers written out and free again, shared by every writer of this thread (bounded in bytes): a
+ * writer's blocks land in memory already paged in, even its first ones. Touching fresh memory costs more
+ * than encoding into it — in Chromium most — and a burst of enqueues fills several blocks before the
+ * first is written.
+ */
+const freeBlockBuffers: ByteWriter[] = [];
+const FREE_BLOCK_BYTES = 32 * 1024 * 1024;
+let freeBlockBytes = 0;
+
+function takeBlockBuffer(capacity: number): ByteWriter {
+  const i = freeBlockBuffers.findIndex((w) => w.capacity >= capacity);
+  if (i < 0) return new ByteWriter(capacity);
+  const [w] = freeBlockBuffers.splice(i, 1);
+  freeBlockBytes -= w!.capacity;
+  return w!;
+}
+
+function giveBackBlockBuffer(w: ByteWriter): void {
+  w.reset();
+  if (freeBlockBytes + w.capacity > FREE_BLOCK_BYTES) return;
+  freeBlockBuffers.push(w);
+  freeBlockBytes += w.capacity;
+}
+
 export class AvroStreamWriter {
   readonly #sink: AvroSink;
   readonly #codec: AvroCodec;
@@ -336,12 +361,15 @@ export class AvroStreamWriter {
 
   #encoder(): BlockEncoder {
     // Sized for a full block of doubles (9 bytes a timestamp, 9 a value): growing copies it, page by page.
-    const capacity = this.#blockPoints * 18 + (1 << 16);
-    return this.#pool.pop() ?? new BlockEncoder(this.#codec, this.#sync, new ByteWriter(capacity));
+    const out = takeBlockBuffer(this.#blockPoints * 18 + (1 << 16));
+    const encoder = this.#pool.pop();
+    if (!encoder) return new BlockEncoder(this.#codec, this.#sync, out);
+    encoder.out = out;
+    return encoder;
   }
 
   #release(encoder: BlockEncoder): void {
-    encoder.out.reset();
+    giveBackBlockBuffer(encoder.out);
     if (this.#pool.length < POOLED_BLOCKS) this.#pool.push(encoder);
   }
 

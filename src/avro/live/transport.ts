@@ -1,0 +1,78 @@
+// How a live stream's batches leave: a transport is a function from one batch (an Avro stream file with its
+// id) to a promise that settles when the server has acknowledged it. A rejection with an IO_ERROR or
+// UNAVAILABLE AvaError, or any error that is not an AvaError (a network failure), is worth retrying; any
+// other AvaError means the server refused the batch itself and retrying cannot help.
+import { AvaError, isAvaError } from "../../errors.js";
+
+export interface LiveBatch {
+  /** Unique and stable across retries: the idempotency key a server dedupes by. */
+  readonly id: string;
+  /** One whole Avro stream file. */
+  readonly bytes: Uint8Array;
+  readonly points: number;
+}
+
+export type Transport = (batch: LiveBatch, signal: AbortSignal) => Promise<void>;
+
+/** Should a batch whose send failed with `err` be sent again? */
+export function isRetryable(err: unknown): boolean {
+  return !isAvaError(err) || err.code === "IO_ERROR" || err.code === "UNAVAILABLE";
+}
+
+export interface AvroTransportOptions {
+  /** Where each batch is POSTed. */
+  url: string | URL;
+  /** Extra request headers (an Authorization bearer token, say). */
+  headers?: Record<string, string>;
+  /** A request that takes longer is abandoned and retried. Default 30 s. */
+  timeoutMs?: number;
+}
+
+/** Statuses that say "later", not "never". */
+const RETRY_STATUSES = new Set([408, 425, 429]);
+
+/**
+ * The "avro" transport: each batch is POSTed as one Avro stream file (`Content-Type: application/avro`)
+ * with an `Idempotency-Key` header carrying the batch id, so a server that committed a batch whose
+ * acknowledgement was lost answers the re-sent copy without appending it twice.
+ */
+export function avroTransport({ url, headers = {}, timeoutMs = 30_000 }: AvroTransportOptions): Transport {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `live stream url ${JSON.stringify(String(url))} is not an absolute URL`,
+    );
+  }
+  if (target.protocol !== "http:" && target.protocol !== "https:")
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `live stream url ${target.href}: only http and https are supported`,
+    );
+  return async (batch, signal) => {
+    let response: Response;
+    try {
+      response = await fetch(target, {
+        method: "POST",
+        headers: { ...headers, "Content-Type": "application/avro", "Idempotency-Key": batch.id },
+        body: batch.bytes as Uint8Array<ArrayBuffer>,
+        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+      });
+    } catch (cause) {
+      throw new AvaError(
+        "IO_ERROR",
+        `sending batch ${batch.id} to ${target.href}: ${(cause as Error).message}`,
+        {
+          cause,
+        },
+      );
+    }
+    const text = await response.text().catch(() => "");
+    if (response.ok) return;
+    const detail = `${target.href} answered ${response.status} for batch ${batch.id}${text ? `: ${text.slice(0, 200)}` : ""}`;
+    if (response.status >= 500 || RETRY_STATUSES.has(response.status)) throw new AvaError("IO_ERROR", detail);
+    throw new AvaError("INVALID_ARGUMENT", `the batch was refused: ${detail}`);
+  };
+}
