@@ -199,7 +199,7 @@ export function describeExecutor(name: string, target: ExecutorTarget): void {
       }
     });
 
-    it("fails a node whose workflow the worker entry does not serve, naming what it serves", async () => {
+    it("fails a node whose workflow the worker entry does not serve, or builds differently", async () => {
       const narrow = target.narrowExecutor();
       try {
         expect((await flows.math.run({ executor: narrow }).result()).value).toBe(5);
@@ -210,7 +210,15 @@ export function describeExecutor(name: string, target: ExecutorTarget): void {
         const first = Object.values(err.result.nodes).find((n) => n.status === "failed")!;
         expect(first.error).toMatchObject({ code: "NOT_FOUND" });
         expect(first.error!.message).toMatch(
-          /serves no workflow named diamond \(it serves math\).*serveWorkflows/,
+          /serves no workflow named diamond \(it serves math, skipping\).*serveWorkflows/,
+        );
+        const drift = (await expectAvaError(
+          flows.skipping.run({ executor: narrow }).result(),
+          "RUN_FAILED",
+        )) as ava.RunError;
+        expect(drift.result.nodes.maybe!.error).toMatchObject({ code: "NOT_FOUND" });
+        expect(drift.result.nodes.maybe!.error!.message).toMatch(
+          /worker's workflow skipping has no node maybe \(its nodes: inc\).*ava\.step\("name", fn\)/,
         );
       } finally {
         await narrow.close();
