@@ -26,6 +26,8 @@ export {
   streamSink,
   type WriterOptions,
 } from "./avro/writer.js";
+// OPFS needs no Parquet either; also exported from "avalanche-web".
+export { opfsFileSink } from "./storage/browser/opfs-avro-sink.js";
 export {
   AVRO_STREAM_SCHEMA,
   AVRO_STREAM_SCHEMA_TEXT,

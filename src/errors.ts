@@ -19,6 +19,7 @@ export type AvaErrorCode =
   | "RUN_FAILED" // a node of a run failed (the error carries the RunResult)
   | "RUN_CANCELLED" // a run was cancelled before it finished (the error carries the RunResult)
   | "WORKER_CRASHED" // the Worker or worker thread running a node died
+  | "TIMEOUT" // a wait ran past the time it was given
   | "UNAVAILABLE" // the platform lacks what was asked for (OPFS outside a browser, say)
   | "IO_ERROR"; // any other storage failure
 

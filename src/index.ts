@@ -9,6 +9,7 @@ export type { SchemaSource } from "./schema/table-schema.js";
 export type {
   ColumnStats,
   DataFile,
+  SchemaVersion,
   Snapshot,
   SnapshotOperation,
   StatValue,
@@ -41,8 +42,15 @@ export {
   type NamespaceDefinition,
   type NamespaceHandle,
 } from "./table/namespace.js";
-export { type Predicate, type Scalar, type Where, where } from "./table/predicate.js";
+export {
+  type Predicate,
+  type ProvenanceColumns,
+  type Scalar,
+  type Where,
+  where,
+} from "./table/predicate.js";
 export { Scan, type ScanPlan } from "./table/scan.js";
+export { type CommitEvent, type CommitListener } from "./table/subscribe.js";
 export { type AppendInput, type ScanOptions, Table } from "./table/table.js";
 export { type VacuumOptions, type VacuumResult, vacuum } from "./table/vacuum.js";
 export type {
@@ -53,7 +61,21 @@ export type {
   RunStatus,
   StreamState,
 } from "./storage/catalog/model.js";
-export { isSkip, type RunContext, runContext, runInput, Skip, skip } from "./workflow/context.js";
+export {
+  isSkip,
+  type RunContext,
+  type RunInputRef,
+  runContext,
+  runInput,
+  Skip,
+  skip,
+} from "./workflow/context.js";
+export {
+  type ConsumeOptions,
+  type ConsumeResult,
+  type ConsumeTransaction,
+  consume,
+} from "./workflow/consume.js";
 export { Cursor, type CursorProvider, type CursorTransaction, cursor } from "./workflow/cursor.js";
 export { type Executor, type ExecutorRun, inlineExecutor } from "./workflow/executor.js";
 export { NodeFuture, ParallelGroup, parallel } from "./workflow/future.js";
@@ -66,7 +88,16 @@ export {
   stream,
   streamState,
 } from "./workflow/providers.js";
-export type { NodeResult, RunError, RunEvent, RunHandle, RunOptions, RunResult } from "./workflow/run.js";
+export type {
+  NodeHookInfo,
+  NodeResult,
+  RunError,
+  RunEvent,
+  RunHandle,
+  RunHooks,
+  RunOptions,
+  RunResult,
+} from "./workflow/run.js";
 export { type RerunSpec, rerun } from "./workflow/rerun.js";
 export { getRun, listRuns } from "./workflow/runs.js";
 export { dest, type Step, type StepDefinition, type StepOptions, source, step } from "./workflow/step.js";

@@ -1,5 +1,4 @@
 // `avalanche-web avro …`: inspect, print, convert and write Avro stream files from the command line.
-import { createReadStream } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { type AvroCodec, CODECS, checkCodec } from "../avro/codecs.js";
@@ -8,16 +7,21 @@ import { recordFromJson, recordToJson } from "../avro/json.js";
 import { openAvroStream } from "../avro/read.js";
 import type { AvroStreamRecord } from "../avro/record.js";
 import { avroStreamToArrow } from "../avro/to-arrow.js";
-import { AvaError } from "../errors.js";
 import { encodeParquet } from "../parquet/parquet.js";
+import { nodeFileSource } from "../storage/node/avro-files.js";
+import { ioError } from "../storage/node/paths.js";
+import { AVRO_HELP, UsageError, wantsHelp } from "./usage.js";
 
-export const AVRO_USAGE = `usage:
-  avalanche-web avro cat FILE                 print each record as a line of Avro JSON
-  avalanche-web avro info FILE                schema variant, codec, blocks, records, points per channel
-  avalanche-web avro convert FILE OUT.parquet the long table of the file, as Parquet (zstd)
-  avalanche-web avro write OUT.avro [--codec null|deflate|snappy] < records.jsonl`;
+const open = (path: string) => openAvroStream(nodeFileSource(path));
 
-const open = (path: string) => openAvroStream(createReadStream(path) as AsyncIterable<Uint8Array>);
+/** Writes a whole output file; a missing folder or a full disk is one line naming the file. */
+async function writeOutput(path: string, bytes: Uint8Array): Promise<void> {
+  try {
+    await writeFile(path, bytes);
+  } catch (err) {
+    throw ioError(err, `writing ${path}`);
+  }
+}
 
 async function cat(path: string, out: (line: string) => void): Promise<void> {
   for await (const r of (await open(path)).records()) out(recordToJson(r));
@@ -40,8 +44,8 @@ async function info(path: string, out: (line: string) => void): Promise<void> {
 }
 
 async function convert(path: string, target: string, out: (line: string) => void): Promise<void> {
-  const table = await avroStreamToArrow(createReadStream(path) as AsyncIterable<Uint8Array>);
-  await writeFile(target, await encodeParquet(table));
+  const table = await avroStreamToArrow(nodeFileSource(path));
+  await writeOutput(target, await encodeParquet(table));
   out(`${table.numRows} points -> ${target}`);
 }
 
@@ -52,38 +56,55 @@ async function write(target: string, codec: AvroCodec, input: NodeJS.ReadableStr
     n++;
     if (line.trim()) records.push(recordFromJson(line, `line ${n}`));
   }
-  await writeFile(target, await encodeAvroStream(records, { codec }));
+  await writeOutput(target, await encodeAvroStream(records, { codec }));
 }
 
-/** Runs `avro <command> …`; throws AvaError (or a usage error) for the caller to report. */
+function codecOption(name: string | undefined): AvroCodec {
+  try {
+    return checkCodec(name ?? "", "--codec");
+  } catch (err) {
+    throw new UsageError(`avro write: ${(err as Error).message}`, AVRO_HELP);
+  }
+}
+
+/**
+ * Runs `avro <command> …`: `--help` anywhere prints the avro help; wrong arguments throw a UsageError,
+ * failures an AvaError, for the caller to report.
+ */
 export async function avroCommand(
   args: string[],
   out: (line: string) => void,
   stdin: NodeJS.ReadableStream,
 ): Promise<void> {
+  if (wantsHelp(args)) return out(AVRO_HELP);
   const [command, ...rest] = args;
-  const files = rest.filter((a) => !a.startsWith("--"));
-  const usage = () =>
-    new AvaError("INVALID_ARGUMENT", `avro ${command ?? ""}: wrong arguments\n${AVRO_USAGE}`);
+  const codecAt = command === "write" ? rest.indexOf("--codec") : -1;
+  // Operands are what is neither an option nor --codec's value.
+  const isCodec = (i: number) => codecAt >= 0 && (i === codecAt || i === codecAt + 1);
+  const files = rest.filter((a, i) => !a.startsWith("-") && !isCodec(i));
+  const unknown = rest.find((a, i) => a.startsWith("-") && !isCodec(i));
+  const usage = (what: string) => new UsageError(`avro${command ? ` ${command}` : ""}: ${what}`, AVRO_HELP);
+  if (unknown !== undefined) throw usage(`unknown option ${unknown}`);
+  const operands = (n: number, names: string) => {
+    if (files.length !== n) throw usage(`expects ${names}, got ${files.length} argument(s)`);
+  };
   switch (command) {
     case "cat":
-      if (files.length !== 1) throw usage();
+      operands(1, "FILE");
       return cat(files[0]!, out);
     case "info":
-      if (files.length !== 1) throw usage();
+      operands(1, "FILE");
       return info(files[0]!, out);
     case "convert":
-      if (files.length !== 2) throw usage();
+      operands(2, "FILE OUT.parquet");
       return convert(files[0]!, files[1]!, out);
     case "write": {
-      const at = rest.indexOf("--codec");
-      const codec =
-        at >= 0 ? checkCodec(rest[at + 1] ?? "", `--codec (one of ${CODECS.join(", ")})`) : "snappy";
-      const target = rest.find((a, i) => !a.startsWith("--") && rest[i - 1] !== "--codec");
-      if (!target) throw usage();
-      return write(target, codec, stdin);
+      operands(1, "OUT.avro");
+      return write(files[0]!, codecAt >= 0 ? codecOption(rest[codecAt + 1]) : "snappy", stdin);
     }
+    case undefined:
+      throw usage("which command? cat, info, convert or write");
     default:
-      throw usage();
+      throw usage(`unknown command ${command}`);
   }
 }

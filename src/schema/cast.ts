@@ -4,14 +4,14 @@ import * as A from "apache-arrow";
 import { type TypeJson, typeToJson } from "./arrow-json.js";
 
 /** Type identity for appends: names, types and layout; child nullability and metadata are not compared. */
-function shape(t: TypeJson): unknown {
+export function typeShape(t: TypeJson): unknown {
   switch (t.id) {
     case "struct":
-      return { id: "struct", fields: t.fields.map((f) => [f.name, shape(f.type)]) };
+      return { id: "struct", fields: t.fields.map((f) => [f.name, typeShape(f.type)]) };
     case "list":
-      return { id: "list", item: shape(t.item.type) };
+      return { id: "list", item: typeShape(t.item.type) };
     case "dictionary":
-      return { id: "dictionary", value: shape(t.value) };
+      return { id: "dictionary", value: typeShape(t.value) };
     default:
       return t;
   }
@@ -19,7 +19,7 @@ function shape(t: TypeJson): unknown {
 
 export function sameType(a: A.DataType, b: A.DataType): boolean {
   try {
-    return JSON.stringify(shape(typeToJson(a, ""))) === JSON.stringify(shape(typeToJson(b, "")));
+    return JSON.stringify(typeShape(typeToJson(a, ""))) === JSON.stringify(typeShape(typeToJson(b, "")));
   } catch {
     return false;
   }

@@ -70,6 +70,15 @@ const HANDLERS: Record<string, Handler> = {
   },
 };
 
+const ZOD4 =
+  'avalanche-web needs zod 4 (npm install zod@4, then import { z } from "zod"; zod 3.25 has it as "zod/v4")';
+
+/** zod 3 schemas (no `_zod`) name their class in `_def.typeName`: "ZodObject", "ZodString", … */
+function zod3TypeName(schema: unknown): string | undefined {
+  const name = (schema as { _def?: { typeName?: unknown } } | null)?._def?.typeName;
+  return typeof name === "string" && name.startsWith("Zod") ? name : undefined;
+}
+
 function unsupported(path: string, what: string): never {
   throw new AvaError(
     "UNSUPPORTED_TYPE",
@@ -83,7 +92,11 @@ function mapZod(schema: z.ZodType, path: string): Mapped {
   const internals = schema as unknown as ZodInternals;
   const kind = internals._zod?.def?.type;
   const handler = kind === undefined ? undefined : HANDLERS[kind];
-  if (!handler) return unsupported(path, kind === undefined ? "not a zod schema" : `a zod ${kind}`);
+  if (!handler) {
+    const zod3 = zod3TypeName(schema);
+    if (zod3) return unsupported(path, `a zod 3 schema (${zod3}): ${ZOD4}`);
+    return unsupported(path, kind === undefined ? "not a zod schema" : `a zod ${kind}`);
+  }
   return handler(internals, path);
 }
 
@@ -100,7 +113,13 @@ function objectFields(schema: ZodInternals, prefix: string): A.Field[] {
 export function zodToArrow(schema: z.ZodObject): A.Schema {
   const internals = schema as unknown as ZodInternals;
   if (internals._zod?.def?.type !== "object") {
-    throw new AvaError("UNSUPPORTED_TYPE", "a table's zod schema must be z.object({...})");
+    const zod3 = zod3TypeName(schema);
+    throw new AvaError(
+      "UNSUPPORTED_TYPE",
+      zod3
+        ? `a table's zod schema must be a zod 4 z.object({...}); this is a zod 3 schema (${zod3}): ${ZOD4}`
+        : "a table's zod schema must be a zod 4 z.object({...})",
+    );
   }
   return new A.Schema(objectFields(internals, ""));
 }

@@ -5,12 +5,13 @@
 // file set changed are redefined. Queries run one at a time, since views are connection-wide.
 import * as A from "apache-arrow";
 import { AvaError, isAvaError } from "../errors.js";
-import { encodeParquet } from "../parquet/parquet.js";
+import { decodeParquet, encodeParquet } from "../parquet/parquet.js";
 import type { DataFile } from "../storage/catalog/model.js";
 import type { Storage } from "../storage/types.js";
 import type { NamespaceHandle } from "../table/namespace.js";
-import { Table } from "../table/table.js";
-import { ident, type SqlEngine } from "./engine.js";
+import { conformer, type FileProjection, SchemaLayout } from "../table/file-layout.js";
+import { Table, tableEntry } from "../table/table.js";
+import { type DataFileSource, ident, type SqlEngine } from "./engine.js";
 
 /** Which file each DuckDB row came from; never shown by the views. */
 const FILE_COLUMN = "__ava_file";
@@ -54,18 +55,18 @@ class Session {
   async sync(pins: SnapshotPins): Promise<void> {
     const state = await this.storage.catalog.current();
     for (const [name, table] of this.tables) {
-      const entry = state.tables[table.identifier];
-      if (!entry) continue; // not pushed yet: no view, so a query on it names the missing table
+      if (!state.tables[table.identifier]) continue; // not pushed yet: no view, so a query names the missing table
+      const entry = tableEntry(state, table.declaration); // SCHEMA_MISMATCH for a stale declaration
       const pin = pins[name];
       // A pinned snapshot's live files come from the table's own scan plan (NOT_FOUND for an unknown id).
       const live =
         pin === undefined ? entry.history.liveFiles : (await table.scan({ snapshotId: pin }).plan()).files;
-      const loaded = await this.#load(table, live);
+      const loaded = await this.#load(table, live, new SchemaLayout(entry.schemas, table.schema));
       await this.#view(name, table, loaded, live);
     }
   }
 
-  async #load(table: Table, live: readonly DataFile[]): Promise<Loaded> {
+  async #load(table: Table, live: readonly DataFile[], layout: SchemaLayout): Promise<Loaded> {
     let loaded = this.#loaded.get(table.identifier);
     if (!loaded) {
       // Created from a file with the table's schema and no rows, so that DuckDB maps the types exactly
@@ -84,16 +85,23 @@ class Session {
       if (loaded.files.has(file.path)) continue;
       const fileId = this.#nextFileId++;
       const files = this.storage.files;
-      await this.engine.loadFile(
-        loaded.target,
-        { path: file.path, localPath: files.localPath?.(file.path), bytes: () => files.read(file.path) },
-        { fileId, fileColumn: FILE_COLUMN, create: false },
-      );
+      // A file of an older schema version is brought in as the current one (renamed, widened, filled).
+      const projection = layout.projection(file);
+      const source: DataFileSource = projection
+        ? { path: file.path, bytes: () => this.#conformed(table, file, projection) }
+        : { path: file.path, localPath: files.localPath?.(file.path), bytes: () => files.read(file.path) };
+      await this.engine.loadFile(loaded.target, source, { fileId, fileColumn: FILE_COLUMN, create: false });
       loaded.files.set(file.path, fileId);
       this.stats.files++;
       this.stats.rows += file.rowCount;
     }
     return loaded;
+  }
+
+  async #conformed(table: Table, file: DataFile, projection: FileProjection): Promise<Uint8Array> {
+    const decoded = await decodeParquet(await this.storage.files.read(file.path), { path: file.path });
+    const conform = conformer(decoded.schema, table.schema, file, projection);
+    return encodeParquet(new A.Table(table.schema, decoded.batches.map(conform)));
   }
 
   async #view(name: string, table: Table, loaded: Loaded, live: readonly DataFile[]): Promise<void> {

@@ -3,6 +3,7 @@
 // breaks the instance). Data files are decoded here with parquet-wasm and handed over as Arrow IPC.
 import type { DuckDBBundles } from "@duckdb/duckdb-wasm";
 import * as A from "apache-arrow";
+import { AvaError } from "../errors.js";
 import { decodeParquet } from "../parquet/parquet.js";
 import type { DataFileSource, SqlEngine } from "./engine.js";
 
@@ -34,8 +35,22 @@ function withConstantColumn(table: A.Table, name: string, value: number): A.Tabl
   return new A.Table(schema, batches);
 }
 
+/** duckdb-wasm is an optional peer dependency (Node users never need it): missing, it is UNAVAILABLE. */
+async function loadDuckdbWasm(): Promise<typeof import("@duckdb/duckdb-wasm")> {
+  try {
+    return await import("@duckdb/duckdb-wasm");
+  } catch (cause) {
+    throw new AvaError(
+      "UNAVAILABLE",
+      "SQL in the browser needs DuckDB-wasm: npm install @duckdb/duckdb-wasm (an optional peer dependency)" +
+        ` — loading it failed: ${(cause as Error)?.message ?? String(cause)}`,
+      { cause },
+    );
+  }
+}
+
 export async function wasmEngine({ bundles }: WasmEngineOptions = {}): Promise<SqlEngine> {
-  const duckdb = await import("@duckdb/duckdb-wasm");
+  const duckdb = await loadDuckdbWasm();
   const bundle = await duckdb.selectBundle(bundles ?? (await import("./duckdb-bundles.js")).localBundles);
   const worker = new Worker(bundle.mainWorker!);
   const db = new duckdb.AsyncDuckDB(new duckdb.VoidLogger(), worker);

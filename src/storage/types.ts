@@ -32,6 +32,11 @@ export interface Catalog {
   peek(): CatalogState | undefined;
   /** Applies all ops atomically against the latest state, or none; appends rebase and retry. */
   commit(ops: readonly CatalogOp[], options?: CommitOptions): Promise<CommitResult>;
+  /**
+   * Calls `listener` with each newer state this instance learns of: its own commits at once, commits of
+   * other instances (tabs, Workers, processes) as the storage signals or polls them. Returns the unsubscribe.
+   */
+  subscribe(listener: (state: CatalogState) => void): () => void;
   /** Removes the catalog's own leftovers (temp files of crashed writers) older than `olderThanMs`. */
   vacuum(olderThanMs: number): Promise<string[]>;
 }

@@ -1,12 +1,11 @@
 // `ava.defineNamespace({ name, tables })`: a set of table declarations with a name. `open({ storage })`
 // binds it to a storage; `push()` creates what is missing (idempotently); each table is a typed property.
 import { AvaError } from "../errors.js";
-import { schemaToJson } from "../schema/arrow-json.js";
-import { applyOps, type CatalogOp } from "../storage/catalog/state.js";
 import type { Storage } from "../storage/types.js";
 import { checkName } from "../util/names.js";
-import { ulid } from "../util/ids.js";
 import { type BoundTableDeclaration, bindDeclaration, type TableDeclaration } from "./declare.js";
+import { push } from "./push.js";
+import { type CommitListener, subscribeCommits } from "./subscribe.js";
 import { Table } from "./table.js";
 import { type VacuumOptions, type VacuumResult, vacuum } from "./vacuum.js";
 
@@ -26,11 +25,16 @@ type Handles<T extends Declarations> = {
 export interface NamespaceHandle {
   readonly name: string;
   readonly storage: Storage;
-  /** Creates the namespace and its missing tables; refuses a stored table whose schema differs. */
+  /**
+   * Creates the namespace and its missing tables, and evolves stored tables whose declaration changed
+   * compatibly (one new schema version each); refuses an incompatible change with SCHEMA_MISMATCH.
+   */
   push(): Promise<void>;
   /** Tables of this namespace that exist in the storage. */
   listTables(): Promise<string[]>;
   vacuum(options?: Omit<VacuumOptions, "namespace">): Promise<VacuumResult>;
+  /** Calls `listener` once per snapshot committed to any table of this namespace (see Table.subscribe). */
+  subscribe(listener: CommitListener): () => void;
 }
 
 export type Namespace<T extends Declarations = Declarations> = NamespaceHandle & Handles<T>;
@@ -47,6 +51,7 @@ const RESERVED = new Set([
   "push",
   "listTables",
   "vacuum",
+  "subscribe",
   "then",
   "constructor",
   "toString",
@@ -78,29 +83,7 @@ export function defineNamespace<T extends Declarations>({
       const handle: NamespaceHandle = {
         name,
         storage,
-        async push() {
-          const now = Date.now();
-          const ops: CatalogOp[] = [{ op: "createNamespace", namespace: name, timestampMs: now }];
-          for (const decl of Object.values(bound)) {
-            ops.push({
-              op: "createTable",
-              namespace: name,
-              table: decl.name,
-              uuid: ulid(),
-              schema: schemaToJson(decl.schema.user),
-              rowLineage: decl.rowLineage,
-              properties: {},
-              timestampMs: now,
-            });
-          }
-          // Check every declaration against what is stored (throws on a schema that differs), and commit
-          // only when something is missing, so that an idempotent push does not grow the log.
-          const state = await storage.catalog.current();
-          applyOps(state, ops);
-          const missing =
-            !state.namespaces[name] || Object.values(bound).some((d) => !state.tables[d.identifier]);
-          if (missing) await storage.catalog.commit(ops);
-        },
+        push: () => push(storage, name, Object.values(bound)),
         async listTables() {
           const state = await storage.catalog.current();
           return Object.values(state.tables)
@@ -108,6 +91,7 @@ export function defineNamespace<T extends Declarations>({
             .map((t) => t.name);
         },
         vacuum: (options = {}) => vacuum(storage, { ...options, namespace: name }),
+        subscribe: (listener) => subscribeCommits(storage, (ns) => ns === name, listener, name),
       };
       const handles = Object.fromEntries(
         Object.entries(bound).map(([k, decl]) => [k, new Table(storage, decl)]),

@@ -3,6 +3,7 @@
 import * as A from "apache-arrow";
 import { AvaError, describeValue } from "../errors.js";
 import type { ColumnStats } from "../storage/catalog/model.js";
+import { isProvenanceColumn } from "../schema/provenance.js";
 import { fromStat } from "./stats.js";
 
 export type Scalar = string | number | bigint | boolean | Date;
@@ -31,10 +32,27 @@ export type Predicate = ComparePredicate | InPredicate | NullPredicate | GroupPr
 const isGroup = (p: Predicate): p is GroupPredicate => p.op === "and" || p.op === "or";
 const isNullCheck = (p: Predicate): p is NullPredicate => p.op === "isNull" || p.op === "notNull";
 
-type Col<Row> = Extract<keyof Row, string>;
-type Val<Row, K extends keyof Row> = unknown extends Row[K]
+/**
+ * The provenance columns a filter can compare, beside the table's own (every table has them unless declared
+ * with `rowLineage: false`; a filter on one it lacks is NOT_FOUND). The two JSON columns are left out.
+ */
+export interface ProvenanceColumns {
+  _ava_updated_at: Date;
+  _ava_run_id: string | null;
+  _ava_rerun_of: string | null;
+  _ava_workflow_name: string | null;
+  _ava_node_id: string | null;
+  _ava_node_name: string | null;
+  _ava_node_slug: string | null;
+}
+
+type Filterable<Row> = Omit<Row, keyof ProvenanceColumns> & ProvenanceColumns;
+type Col<Row> = Extract<keyof Filterable<Row>, string>;
+type Val<Row, K extends Col<Row>> = unknown extends Filterable<Row>[K]
   ? Scalar // rows of an Arrow-schema table are untyped
-  : Extract<NonNullable<Row[K]>, Scalar> | (NonNullable<Row[K]> extends number ? bigint : never);
+  :
+      | Extract<NonNullable<Filterable<Row>[K]>, Scalar>
+      | (NonNullable<Filterable<Row>[K]> extends number ? bigint : never);
 
 /** Builders typed by the table's rows: `(w) => w.and(w.gte("ts", since), w.in("channel", ["a", "b"]))`. */
 export interface Where<Row> {
@@ -94,13 +112,26 @@ export function bindPredicate(p: Predicate, schema: A.Schema, table: string): Pr
     return { op: p.op, args: p.args.map((a) => bindPredicate(a, schema, table)) };
   }
   const field = schema.fields.find((f) => f.name === p.column);
-  if (!field) throw new AvaError("NOT_FOUND", `filter column "${p.column}" is not in table ${table}`);
+  if (!field)
+    throw new AvaError(
+      "NOT_FOUND",
+      `filter column "${p.column}" is not in table ${table}${why(p.column, schema)}`,
+    );
   if (isNullCheck(p)) return p;
   const bind = (v: Scalar): Comparable => toComparable(v, field, table);
   if (p.op === "in") return { op: "in", column: p.column, values: p.values.map(bind) };
   if (!["eq", "ne", "lt", "lte", "gt", "gte"].includes(p.op))
     throw new AvaError("INVALID_ARGUMENT", `unknown filter op ${JSON.stringify(p.op)}`);
   return { op: p.op, column: p.column, value: bind(p.value) };
+}
+
+/** For a missing `_ava_*` column: why the table lacks it. */
+function why(column: string, schema: A.Schema): string {
+  if (!isProvenanceColumn(column)) return "";
+  const provenance = schema.fields.filter((f) => isProvenanceColumn(f.name)).map((f) => f.name);
+  return provenance.length === 0
+    ? " (declared with rowLineage: false, it has no provenance columns)"
+    : ` (its provenance columns: ${provenance.join(", ")})`;
 }
 
 function toComparable(v: Scalar, field: A.Field, table: string): Comparable {
@@ -161,9 +192,9 @@ export function mayMatch(p: Predicate, stats: Record<string, ColumnStats>, rowCo
   const s = stats[p.column];
   if (!s) return true;
   if (isNullCheck(p)) return p.op === "isNull" ? s.nullCount > 0 : s.nullCount < rowCount;
-  if (s.min === undefined || s.max === undefined) return s.nullCount < rowCount; // all null, or no usable bounds
   const min = fromStat(s.min);
   const max = fromStat(s.max);
+  if (min === undefined || max === undefined) return s.nullCount < rowCount; // all null, or no usable bounds
   const within = (v: Comparable) => (compare(v, min) ?? 0) >= 0 && (compare(v, max) ?? 0) <= 0;
   if (p.op === "in") return p.values.some((v) => within(v as Comparable));
   const v = p.value as Comparable;

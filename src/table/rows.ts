@@ -4,6 +4,7 @@ import type * as A from "apache-arrow";
 import type { z } from "zod";
 import { AvaError } from "../errors.js";
 import { fieldCodec } from "../schema/codec.js";
+import { PROVENANCE_PREFIX } from "../schema/provenance.js";
 import { nullsToUndefined } from "../schema/zod-nulls.js";
 
 export function toObjects(table: A.Table): Record<string, unknown>[] {
@@ -28,7 +29,7 @@ export function toModels<Row>(
     );
   }
   return objects.map((row, i) => {
-    const parsed = zod.safeParse(nullsToUndefined(row, zod));
+    const parsed = zod.safeParse(nullsToUndefined(userColumns(row), zod));
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       throw new AvaError(
@@ -38,4 +39,12 @@ export function toModels<Row>(
     }
     return parsed.data as Row;
   });
+}
+
+/** A row without its `_ava_*` provenance columns: models describe the user's columns only (a strict model
+ * would refuse the others as unknown keys). */
+function userColumns(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key in row) if (!key.startsWith(PROVENANCE_PREFIX)) out[key] = row[key];
+  return out;
 }

@@ -3,9 +3,9 @@
 import * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
 import { decodeParquet } from "../parquet/parquet.js";
-import { sameType } from "../schema/cast.js";
-import type { DataFile, Snapshot } from "../storage/catalog/model.js";
+import type { DataFile, SchemaVersion, Snapshot } from "../storage/catalog/model.js";
 import type { FileStore } from "../storage/types.js";
+import { conformer, type FileProjection, SchemaLayout } from "./file-layout.js";
 import { bindPredicate, matchingRows, mayMatch, type Predicate, predicateColumns } from "./predicate.js";
 import { toObjects } from "./rows.js";
 
@@ -22,18 +22,32 @@ export interface ScanSource {
   identifier: string;
   stored: A.Schema;
   files: FileStore;
-  /** Resolves the snapshot and its live files when the scan runs. */
-  resolve(): Promise<{ snapshot: Snapshot | undefined; liveFiles: DataFile[] }>;
+  /**
+   * Resolves the snapshot and its live files when the scan runs, with the table's schema versions when
+   * it has several (files of older versions are read as the current one; see SchemaLayout).
+   */
+  resolve(): Promise<{
+    snapshot: Snapshot | undefined;
+    liveFiles: DataFile[];
+    versions?: readonly SchemaVersion[] | undefined;
+  }>;
 }
 
 export class Scan {
   readonly #source: ScanSource;
   readonly #columns: readonly string[] | undefined;
   readonly #filter: Predicate | undefined;
+  readonly #limit: number;
 
-  constructor(source: ScanSource, columns?: readonly string[], filter?: Predicate) {
+  constructor(source: ScanSource, columns?: readonly string[], filter?: Predicate, limit?: number) {
+    if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 0))
+      throw new AvaError(
+        "INVALID_ARGUMENT",
+        `scan of ${source.identifier}: limit must be a whole number of rows ≥ 0, got ${String(limit)}`,
+      );
     this.#source = source;
     this.#columns = columns;
+    this.#limit = limit ?? Number.POSITIVE_INFINITY;
     this.#filter = filter && bindPredicate(filter, source.stored, source.identifier);
     for (const c of columns ?? []) {
       if (!source.stored.fields.some((f) => f.name === c)) {
@@ -51,31 +65,81 @@ export class Scan {
   }
 
   async plan(): Promise<ScanPlan> {
-    const { snapshot, liveFiles } = await this.#source.resolve();
+    const { layout: _, ...plan } = await this.#plan();
+    return plan;
+  }
+
+  async #plan(): Promise<ScanPlan & { layout: SchemaLayout }> {
+    const { snapshot, liveFiles, versions } = await this.#source.resolve();
+    const layout = new SchemaLayout(versions, this.#source.stored);
     const filter = this.#filter;
-    if (!filter) return { snapshot, files: liveFiles, prunedFiles: [] };
+    if (!filter) return { snapshot, files: liveFiles, prunedFiles: [], layout };
     const files: DataFile[] = [];
     const prunedFiles: DataFile[] = [];
-    for (const f of liveFiles) (mayMatch(filter, f.stats, f.rowCount) ? files : prunedFiles).push(f);
-    return { snapshot, files, prunedFiles };
+    for (const f of liveFiles) (mayMatch(filter, layout.stats(f), f.rowCount) ? files : prunedFiles).push(f);
+    return { snapshot, files, prunedFiles, layout };
   }
 
   async *batches(): AsyncGenerator<A.RecordBatch> {
-    const { files } = await this.plan();
+    let left = this.#limit;
+    if (left === 0) return; // nothing is read
+    const { files, layout } = await this.#plan();
+    const { stored } = this.#source;
     const out = this.schema;
+    // The columns read: the projected ones and those the filter needs (dropped again after filtering).
     const read = this.#columns && [
       ...new Set([...this.#columns, ...(this.#filter ? predicateColumns(this.#filter) : [])]),
     ];
+    const readSchema = read
+      ? new A.Schema(read.map((c) => stored.fields.find((f) => f.name === c)!))
+      : stored;
+    const keep = out.fields.map((f) => readSchema.fields.findIndex((g) => g.name === f.name));
+    const project = (b: A.RecordBatch) =>
+      readSchema === out
+        ? b
+        : new A.RecordBatch(
+            out,
+            A.makeData({
+              type: new A.Struct(out.fields),
+              length: b.numRows,
+              nullCount: 0,
+              children: keep.map((i) => b.data.children[i]!),
+            }),
+          );
     for (const file of files) {
-      const table = await this.#readFile(file, read);
-      const conform = conformer(table.schema, out, file);
+      const projection = layout.projection(file);
+      const table = await this.#readFile(file, read, projection);
+      const conform = conformer(table.schema, readSchema, file, projection);
       for (const batch of table.batches) {
-        for (const piece of this.#select(batch)) yield conform(piece);
+        for (const piece of this.#select(conform(batch))) {
+          // Files are read in commit order and stop being read once `limit` rows were yielded.
+          const kept = piece.numRows <= left ? piece : piece.slice(0, left);
+          left -= kept.numRows;
+          yield project(kept);
+          if (left === 0) return;
+        }
       }
     }
   }
 
-  async #readFile(file: DataFile, columns: string[] | undefined): Promise<A.Table> {
+  async #readFile(
+    file: DataFile,
+    read: string[] | undefined,
+    projection: FileProjection | undefined,
+  ): Promise<A.Table> {
+    // An older file's columns under their names in that file; those it predates are not read at all.
+    const columns =
+      read && projection
+        ? read.flatMap((c) => {
+            const source = projection.get(c);
+            return source ? [source.name] : [];
+          })
+        : read;
+    if (columns?.length === 0) {
+      const empty = new A.Schema([]);
+      const data = A.makeData({ type: new A.Struct([]), length: file.rowCount, nullCount: 0, children: [] });
+      return new A.Table(empty, file.rowCount > 0 ? [new A.RecordBatch(empty, data)] : []);
+    }
     let bytes: Uint8Array;
     try {
       bytes = await this.#source.files.read(file.path);
@@ -84,6 +148,14 @@ export class Scan {
         "NOT_FOUND",
         `data file ${file.path} of table ${this.#source.identifier} cannot be read: ${String((cause as Error).message ?? cause)}`,
         { cause },
+      );
+    }
+    // What is cheap to check before decoding: a file of another size is not the one the catalog recorded
+    // (swapped, truncated or appended to), whatever it decodes to.
+    if (bytes.length !== file.sizeBytes) {
+      throw new AvaError(
+        "DATA_CORRUPT",
+        `data file ${file.path} of table ${this.#source.identifier} is ${bytes.length} bytes; the catalog recorded ${file.sizeBytes}`,
       );
     }
     // One record batch per file: parquet-wasm's default of 1024 rows doubled the cost of a scan.
@@ -125,33 +197,4 @@ export class Scan {
   async toObjects(): Promise<Record<string, unknown>[]> {
     return toObjects(await this.toArrow());
   }
-}
-
-/**
- * Projects a file's decoded batches onto the scan's schema. The file's schema is checked against the
- * catalog's once; each batch is then only re-labelled with the expected types (no data is copied).
- */
-function conformer(
-  decoded: A.Schema,
-  schema: A.Schema,
-  file: DataFile,
-): (batch: A.RecordBatch) => A.RecordBatch {
-  const columns = schema.fields.map((field) => {
-    const index = decoded.fields.findIndex((f) => f.name === field.name);
-    if (index < 0 || !sameType(decoded.fields[index]!.type, field.type)) {
-      throw new AvaError(
-        "DATA_CORRUPT",
-        `data file ${file.path}: column "${field.name}" is missing or of another type`,
-      );
-    }
-    return { index, type: field.type };
-  });
-  const struct = new A.Struct(schema.fields);
-  return (batch) => {
-    const children = columns.map(({ index, type }) => batch.data.children[index]!.clone(type));
-    return new A.RecordBatch(
-      schema,
-      A.makeData({ type: struct, length: batch.numRows, nullCount: 0, children }),
-    );
-  };
 }

@@ -155,11 +155,23 @@ function merge(a: Bounds, b: Bounds): Bounds {
 }
 
 function toStat(v: unknown): StatValue {
-  return typeof v === "bigint" ? { bigint: v.toString() } : (v as StatValue);
+  if (typeof v === "bigint") return { bigint: v.toString() };
+  if (v === Number.POSITIVE_INFINITY) return { float: "Infinity" };
+  if (v === Number.NEGATIVE_INFINITY) return { float: "-Infinity" };
+  return v as StatValue;
 }
 
-export function fromStat(v: StatValue): string | number | boolean | bigint {
-  return typeof v === "object" ? BigInt(v.bigint) : v;
+/**
+ * A stored bound back as a value; undefined when it is not a usable bound (catalogs written before ±Infinity
+ * was tagged hold null there, and a bound nobody can read must never prune a file).
+ */
+export function fromStat(v: StatValue | null | undefined): string | number | boolean | bigint | undefined {
+  if (typeof v === "number") return Number.isNaN(v) ? undefined : v;
+  if (typeof v === "string" || typeof v === "boolean") return v;
+  if (typeof v !== "object" || v === null) return undefined;
+  if ("bigint" in v && typeof v.bigint === "string" && /^-?\d+$/.test(v.bigint)) return BigInt(v.bigint);
+  if ("float" in v && (v.float === "Infinity" || v.float === "-Infinity")) return Number(v.float);
+  return undefined;
 }
 
 function isScalar(type: A.DataType): boolean {

@@ -4,11 +4,17 @@
 import type * as A from "apache-arrow";
 import type { AvroSource } from "../avro/read.js";
 import { avroStreamToArrow, type ToArrowOptions } from "../avro/to-arrow.js";
-import { AvaError, toAvaError } from "../errors.js";
+import { AvaError, isAvaError, toAvaError } from "../errors.js";
 import { encodeParquet } from "../parquet/parquet.js";
 import { coerceInput } from "../schema/coerce.js";
 import { type RunProvenance, withProvenance } from "../schema/provenance.js";
-import type { DataFile, Snapshot } from "../storage/catalog/model.js";
+import type { FieldJson } from "../schema/arrow-json.js";
+import {
+  type DataFile,
+  type SchemaVersion,
+  type Snapshot,
+  schemaVersionsOf,
+} from "../storage/catalog/model.js";
 import { liveFilesOf, type TableHistory } from "../storage/catalog/history.js";
 import type { CatalogState, SnapshotDraft, TableState } from "../storage/catalog/state.js";
 import type { Storage } from "../storage/types.js";
@@ -20,17 +26,44 @@ import { where } from "./predicate.js";
 import { toModels } from "./rows.js";
 import type { Transaction } from "./transaction.js";
 import { Scan } from "./scan.js";
+import { type CommitListener, subscribeCommits } from "./subscribe.js";
 import { columnStats } from "./stats.js";
 
 // Stored schemas are shared by every state that holds the same table entry: serialize each one once.
 const fingerprints = new WeakMap<object, string>();
-function storedFingerprint(entry: TableState): string {
-  let f = fingerprints.get(entry.schema);
+function fingerprint(fields: readonly FieldJson[]): string {
+  let f = fingerprints.get(fields);
   if (f === undefined) {
-    f = JSON.stringify(entry.schema);
-    fingerprints.set(entry.schema, f);
+    f = JSON.stringify(fields);
+    fingerprints.set(fields, f);
   }
   return f;
+}
+
+/**
+ * A declared table's entry in a catalog state, refused (SCHEMA_MISMATCH) unless the declaration is the
+ * table's current schema: reads and writes need it to be, and push() is the one way to get there.
+ */
+export function tableEntry(
+  state: CatalogState,
+  decl: Pick<BoundTableDeclaration, "identifier" | "schema">,
+): TableState {
+  const entry = state.tables[decl.identifier];
+  if (!entry)
+    throw new AvaError(
+      "NOT_FOUND",
+      `table ${decl.identifier} does not exist; call push() on its namespace first`,
+    );
+  if (fingerprint(entry.schema) === decl.schema.fingerprint) return entry;
+  const versions = schemaVersionsOf(entry);
+  const current = versions.at(-1)!.id;
+  const older = versions.find((v) => fingerprint(v.fields) === decl.schema.fingerprint);
+  throw new AvaError(
+    "SCHEMA_MISMATCH",
+    older
+      ? `table ${decl.identifier} is at schema version ${current}; this code declares version ${older.id}, an older one: update it to the table's current declaration (nothing was read or written)`
+      : `table ${decl.identifier} is stored with schema version ${current}, which differs from its declaration: call push() on its namespace to evolve the table (or see the error push() gives)`,
+  );
 }
 
 export type AppendInput<In> = A.Table | A.RecordBatch | readonly In[] | In;
@@ -42,6 +75,8 @@ export interface ScanOptions<Row> {
   filter?: Predicate | ((w: Where<Row>) => Predicate);
   /** Time travel: read the table as of this snapshot. */
   snapshotId?: string;
+  /** At most this many rows, the first in commit order; files past them are never read. */
+  limit?: number;
 }
 
 export class Table<Row = Record<string, unknown>, In = Row> {
@@ -60,6 +95,11 @@ export class Table<Row = Record<string, unknown>, In = Row> {
     this.declaration = declaration;
     this.#run = run;
     this.#tx = tx;
+  }
+
+  /** The storage the table lives in. */
+  get storage(): Storage {
+    return this.#storage;
   }
 
   get namespace(): string {
@@ -111,19 +151,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
   }
 
   #entry(state: CatalogState): TableState {
-    const entry = state.tables[this.identifier];
-    if (!entry)
-      throw new AvaError(
-        "NOT_FOUND",
-        `table ${this.identifier} does not exist; call push() on its namespace first`,
-      );
-    if (storedFingerprint(entry) !== this.declaration.schema.fingerprint) {
-      throw new AvaError(
-        "SCHEMA_MISMATCH",
-        `table ${this.identifier} is stored with a different schema than its declaration`,
-      );
-    }
-    return entry;
+    return tableEntry(state, this.declaration);
   }
 
   append(data: AppendInput<In>): Promise<AppendResult<Row>> {
@@ -135,7 +163,18 @@ export class Table<Row = Record<string, unknown>, In = Row> {
    * (one row per point); a damaged file is refused whole, before anything is written.
    */
   async appendAvroStream(source: AvroSource, options: ToArrowOptions = {}): Promise<AppendResult<Row>> {
-    return this.append((await avroStreamToArrow(source, options)) as AppendInput<In>);
+    const rows = await avroStreamToArrow(source, options);
+    try {
+      return await this.append(rows as AppendInput<In>);
+    } catch (err) {
+      if (!isAvaError(err, "SCHEMA_MISMATCH")) throw err;
+      throw new AvaError(
+        "SCHEMA_MISMATCH",
+        `${err.message}; appendAvroStream writes the columns of avro.avroStreamArrowSchema: declare the table ` +
+          "with ava.table({ schema: ava.avro.avroStreamArrowSchema })",
+        { cause: err },
+      );
+    }
   }
 
   /** Replaces every row with `data`, as one snapshot (earlier snapshots stay readable). */
@@ -144,9 +183,16 @@ export class Table<Row = Record<string, unknown>, In = Row> {
   }
 
   async #write(data: AppendInput<In>, operation: "append" | "overwrite"): Promise<AppendResult<Row>> {
-    await this.#state({ fresh: false }); // a missing table or another schema: refused before any file is written
+    // A missing table or another schema: refused before any file is written.
+    const entry = await this.#state({ fresh: false });
+    const schemaId = entry.schemas?.at(-1)?.id;
     const { user, stored, zod } = this.declaration.schema;
     const rows = coerceInput(data, { identifier: this.identifier, schema: user, zod });
+    if (operation === "append" && rows.numRows === 0)
+      throw new AvaError(
+        "INVALID_ARGUMENT",
+        `append to ${this.identifier}: no rows to append (an append of zero rows would only make an empty snapshot)`,
+      );
     const table = this.declaration.rowLineage ? withProvenance(rows, stored, this.#run, nowMicros()) : rows;
     const snapshotId = ulid();
     const addedFiles: DataFile[] = [];
@@ -156,7 +202,14 @@ export class Table<Row = Record<string, unknown>, In = Row> {
       const bytes = await encodeParquet(table);
       // The data file is written while the catalog stages its entry; the commit waits for both.
       written = this.#storage.files.write(path, bytes);
-      addedFiles.push({ path, rowCount: table.numRows, sizeBytes: bytes.length, stats: columnStats(table) });
+      const file: DataFile = {
+        path,
+        rowCount: table.numRows,
+        sizeBytes: bytes.length,
+        stats: columnStats(table),
+      };
+      if (schemaId) file.schemaId = schemaId; // read back under later versions by it
+      addedFiles.push(file);
     }
     const draft: SnapshotDraft = { id: snapshotId, operation, timestampMs: Date.now(), addedFiles };
     if (operation === "overwrite") draft.removeAll = true;
@@ -185,7 +238,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
   }
 
   scan(options: ScanOptions<Row> = {}): Scan {
-    const { columns, snapshotId } = options;
+    const { columns, snapshotId, limit } = options;
     const filter =
       typeof options.filter === "function" ? options.filter(where as unknown as Where<Row>) : options.filter;
     return new Scan(
@@ -194,18 +247,22 @@ export class Table<Row = Record<string, unknown>, In = Row> {
         stored: this.schema,
         files: this.#storage.files,
         resolve: async () => {
-          const { history } = await this.#state();
+          const { history, schemas: versions } = await this.#state();
+          // Time travel reads an old snapshot with the current schema, as Impala and Hive do on Iceberg:
+          // the rows keep the declared types, and files of any version project onto them.
           if (snapshotId === undefined)
-            return { snapshot: history.current, liveFiles: [...history.liveFiles] };
+            return { snapshot: history.current, liveFiles: [...history.liveFiles], versions };
           const index = this.#snapshotIndex(history, snapshotId);
           return {
             snapshot: history.snapshots[index],
             liveFiles: liveFilesOf(history.snapshots.slice(0, index + 1)),
+            versions,
           };
         },
       },
       columns,
       filter,
+      limit,
     );
   }
 
@@ -219,9 +276,29 @@ export class Table<Row = Record<string, unknown>, In = Row> {
     return toModels<Row>(await this.scan(options).toObjects(), this.declaration.schema.zod, this.identifier);
   }
 
+  /**
+   * Calls `listener` once per snapshot committed to this table from now on — by this context, another
+   * tab or Worker (BroadcastChannel), or another process (the catalog folder is watched) — in commit order.
+   * Returns the unsubscribe function.
+   */
+  subscribe(listener: CommitListener): () => void {
+    const { namespace, name } = this;
+    return subscribeCommits(
+      this.#storage,
+      (ns, table) => ns === namespace && table === name,
+      listener,
+      this.identifier,
+    );
+  }
+
   /** Snapshots, oldest first. */
   async history(): Promise<Snapshot[]> {
     return [...(await this.#state()).history.snapshots];
+  }
+
+  /** The table's schema versions, oldest first (one per push that evolved it; snapshots name theirs). */
+  async schemaVersions(): Promise<SchemaVersion[]> {
+    return [...schemaVersionsOf(await this.#state())];
   }
 
   async currentSnapshot(): Promise<Snapshot | undefined> {

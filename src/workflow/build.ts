@@ -72,7 +72,7 @@ export class Build {
         "WORKFLOW_INVALID",
         `workflow ${this.workflowName}: the slug "${slug}" is used twice`,
       );
-    return this.#add(step, slug, args, indexed);
+    return this.#add(step, slug, n, args, indexed);
   }
 
   /** A step whose function lost its name (minified): a placeholder node, and the reason the run is refused. */
@@ -83,17 +83,25 @@ export class Build {
       `workflow ${this.workflowName}: step call ${position} has no name (its function is anonymous, or a ` +
         `minifier stripped its name); name it: ava.step("generate", async (…) => …), or pass { slug }`,
     );
-    return this.#add(step, `unnamed_${position}`, args, indexed);
+    const n = (this.#calls.get(step) ?? 0) + 1;
+    this.#calls.set(step, n);
+    return this.#add(step, `unnamed_${position}`, n, args, indexed);
   }
 
-  #add(step: StepDefinition, slug: string, args: unknown[], indexed: boolean): NodeFuture | NodeFuture[] {
+  #add(
+    step: StepDefinition,
+    slug: string,
+    n: number,
+    args: unknown[],
+    indexed: boolean,
+  ): NodeFuture | NodeFuture[] {
     const specs = args.map((a, i) => argSpec(a, i, slug, this));
     const node = new Invocation(
       this,
       this.nodes.length,
       step,
       slug,
-      `${step.name || slug}_${this.nodes.length}`,
+      `${step.name || slug}_${n}`, // the original's node ids: the function's name and its 1-based call count
       specs,
     );
     for (const spec of specs) if (spec.kind === "future") node.after.add(this.nodes[spec.node]!);

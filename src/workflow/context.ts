@@ -9,6 +9,10 @@ export interface RunContext {
   nodeName: string;
   nodeSlug: string;
   metadata: Record<string, unknown>;
+  /** What runs the nodes: the executor's kind ("inline", "web-worker", "worker-thread", …). */
+  executor: string;
+  /** Set in a rerun: the run rerun, the slugs it started from and its mode. */
+  rerun?: { runId: string; start: readonly string[]; mode: "autorun" | "lazy" };
   /** Aborted when the run is cancelled. */
   signal: AbortSignal;
 }
@@ -23,6 +27,11 @@ export interface InjectMarker {
 /** In `inject`: the node's RunContext. */
 export function runContext(): InjectMarker {
   return { marker: RUN_CONTEXT };
+}
+
+/** The run's input in a builder: pass it to a step as an argument and the node receives the input. */
+export interface RunInputRef<I> extends InjectMarker {
+  readonly __input?: I;
 }
 
 /** In `inject`: the `input` given to `flow.run(...)`. */

@@ -10,6 +10,8 @@ export interface ExecutorRun {
 }
 
 export interface Executor {
+  /** What runs the nodes ("inline", "web-worker", "worker-thread", …), told to nodes in their RunContext. */
+  readonly kind?: string;
   /** How many nodes may run at once. */
   readonly concurrency: number;
   /**
@@ -29,6 +31,7 @@ export interface Executor {
 /** Runs nodes in this thread. `concurrency` bounds how many async nodes are in flight at once. */
 export function inlineExecutor({ concurrency = 16 }: { concurrency?: number } = {}): Executor {
   return {
+    kind: "inline",
     concurrency,
     runNode({ workflow, storage }, task, signal) {
       return invokeStep(workflow.node(task.slug).step, task, { storage, signal });

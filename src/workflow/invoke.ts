@@ -26,6 +26,10 @@ export interface NodeTask {
   upstream: string[];
   /** In a rerun: the run rerun, and the older runs whose rows streams fall back to, newest first. */
   rerunOf?: string;
+  /** In a rerun: what was asked (given to the node's RunContext). */
+  rerun?: { runId: string; start: string[]; mode: "autorun" | "lazy" };
+  /** The executor's kind. */
+  executor: string;
   streamRuns?: string[];
   args: unknown[];
   input: unknown;
@@ -94,6 +98,8 @@ export async function invokeStep(
     nodeName: task.nodeName,
     nodeSlug: task.slug,
     metadata: task.metadata,
+    executor: task.executor,
+    ...(task.rerun ? { rerun: task.rerun } : {}),
     signal,
   };
   // The node's appends commit together when it returns, or not at all when it throws.

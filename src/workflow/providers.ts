@@ -12,7 +12,7 @@ import { type BoundTableDeclaration, isBoundTable } from "../table/declare.js";
 import { where } from "../table/predicate.js";
 import { toModels, toObjects } from "../table/rows.js";
 import { Scan } from "../table/scan.js";
-import { Table } from "../table/table.js";
+import { Table, tableEntry } from "../table/table.js";
 import { checkKey } from "../util/names.js";
 import type { Transaction } from "../table/transaction.js";
 import { requireStorage } from "./errors.js";
@@ -39,7 +39,7 @@ export interface StreamProvider {
   readonly appendScan?: { key: string; maxSnapshots: number; maxAttempts: number };
 }
 
-function appendScanOptions(identifier: string, options: StreamOptions): StreamProvider["appendScan"] {
+export function appendScanOptions(identifier: string, options: StreamOptions): StreamProvider["appendScan"] {
   const mode = options.mode ?? "run_scoped";
   if (mode === "run_scoped") {
     if (options.key !== undefined)
@@ -109,21 +109,19 @@ export function isStreamProvider(v: unknown): v is StreamProvider {
  * position. The move past them joins the node's transaction, so it commits with the node's appends; if
  * the node fails, an attempt is counted instead (and the snapshot quarantined at maxAttempts).
  */
-async function backlogRows(p: StreamProvider, storage: Storage, tx: Transaction): Promise<A.Table> {
-  const decl = p.table;
-  const { key, maxSnapshots, maxAttempts } = p.appendScan!;
+export async function backlogRows(
+  decl: BoundTableDeclaration,
+  { key, maxSnapshots, maxAttempts }: NonNullable<StreamProvider["appendScan"]>,
+  storage: Storage,
+  tx: Transaction,
+): Promise<{ rows: A.Table; snapshots: number }> {
   const state = await storage.catalog.current();
-  const entry = state.tables[decl.identifier];
-  if (!entry)
-    throw new AvaError(
-      "NOT_FOUND",
-      `table ${decl.identifier} does not exist; call push() on its namespace first`,
-    );
+  const entry = tableEntry(state, decl); // NOT_FOUND, or SCHEMA_MISMATCH for a stale declaration
   const { position } = streamStateOf(state.streams, decl.namespace, decl.name, key);
   // Snapshot i of a history has sequence number i + 1: those after `position` start at that index.
   const pending = entry.history.snapshots.slice(position).filter((s) => s.addedFiles.length > 0);
   const taken = pending.slice(0, maxSnapshots);
-  if (taken.length === 0) return new A.Table(decl.schema.stored);
+  if (taken.length === 0) return { rows: new A.Table(decl.schema.stored), snapshots: 0 };
   const first = taken[0]!;
   const progress = {
     op: "streamProgress",
@@ -138,12 +136,13 @@ async function backlogRows(p: StreamProvider, storage: Storage, tx: Transaction)
   );
   // Just the files those snapshots added, read and conformed to the stored schema like any scan.
   const addedFiles = taken.flatMap((s) => s.addedFiles);
-  return new Scan({
+  const rows = await new Scan({
     identifier: decl.identifier,
     stored: decl.schema.stored,
     files: storage.files,
-    resolve: async () => ({ snapshot: taken.at(-1), liveFiles: addedFiles }),
+    resolve: async () => ({ snapshot: taken.at(-1), liveFiles: addedFiles, versions: entry.schemas }),
   }).toArrow();
+  return { rows, snapshots: taken.length };
 }
 
 async function streamRows(
@@ -157,18 +156,19 @@ async function streamRows(
   if (p.appendScan) {
     const consumer = `append_scan on ${decl.identifier} in node ${task.slug}`;
     // A node run with storage always has its transaction (invokeStep opens one).
-    return backlogRows(p, requireStorage(storage, consumer), tx!);
+    return (await backlogRows(decl, p.appendScan, requireStorage(storage, consumer), tx!)).rows;
   }
   const context = `ava.stream(${decl.identifier}) in node ${task.slug}`;
-  if (!decl.rowLineage)
-    throw new AvaError(
-      "INVALID_ARGUMENT",
-      `${context}: the table has rowLineage: false, and streams find rows by their _ava_* provenance columns`,
-    );
+  // An upstream AppendResult is the rows themselves: no provenance is needed to find them.
   const passed = args.filter(
     (a): a is AppendResult<unknown> => a instanceof AppendResult && a.table === decl.identifier,
   );
   if (passed.length === 1) return passed[0]!.data;
+  if (!decl.rowLineage)
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `${context}: the table has rowLineage: false, and streams find rows by their _ava_* provenance columns (pass the upstream node's AppendResult instead)`,
+    );
   const runStorage = requireStorage(storage, context);
   if (task.upstream.length === 0) return new A.Table(decl.schema.stored); // no upstream node: no rows
   // Files of other runs are pruned by their _ava_run_id statistics before any is read.

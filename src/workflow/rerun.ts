@@ -16,15 +16,22 @@ export interface RerunSpec {
   readonly mode: "autorun" | "lazy";
 }
 
-export function rerun({
-  runId,
-  start,
-  mode = "autorun",
-}: {
+const RERUN_KEYS = new Set(["runId", "start", "mode"]);
+
+export function rerun(spec: {
   runId: string;
   start: readonly string[];
   mode?: "autorun" | "lazy";
 }): RerunSpec {
+  if (typeof spec !== "object" || spec === null)
+    throw new AvaError("INVALID_ARGUMENT", "ava.rerun takes { runId, start, mode? }");
+  const unknown = Object.keys(spec).filter((k) => !RERUN_KEYS.has(k));
+  if (unknown.length > 0)
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `ava.rerun: unknown option ${unknown.map((k) => JSON.stringify(k)).join(", ")}; it takes runId, start and mode`,
+    );
+  const { runId, start, mode = "autorun" } = spec;
   if (typeof runId !== "string" || runId.length === 0)
     throw new AvaError("INVALID_ARGUMENT", "ava.rerun needs the runId of the run to rerun");
   if (!Array.isArray(start) || start.length === 0 || start.some((s) => typeof s !== "string"))

@@ -3,11 +3,17 @@
 // cancel() starts nothing new and aborts the signal running nodes see. The catalog of the run's storage
 // records the run when it starts and when it ends.
 import { AvaError } from "../errors.js";
-import type { NodeRecord, NodeStatus, RunRecord, RunStatus } from "../storage/catalog/model.js";
+import type {
+  ErrorInfo as RunErrorInfo,
+  NodeRecord,
+  NodeStatus,
+  RunRecord,
+  RunStatus,
+} from "../storage/catalog/model.js";
 import type { Storage } from "../storage/types.js";
 import { ulid } from "../util/ids.js";
 import type { Invocation } from "./build.js";
-import { isSkip } from "./context.js";
+import { isRunInputMarker, isSkip } from "./context.js";
 import { fromErrorInfo, toErrorInfo } from "./errors.js";
 import { type Executor, inlineExecutor } from "./executor.js";
 import type { NodeTask } from "./invoke.js";
@@ -27,6 +33,22 @@ export interface RunOptions {
   rerun?: RerunSpec;
   /** Recorded with the run and given to every node's RunContext. */
   metadata?: Record<string, unknown>;
+  /** Called as nodes start and end (the original's RunHooks); a hook's own failure is ignored, like `on()`'s. */
+  hooks?: RunHooks;
+}
+
+/** Which node of which run a hook is told about. */
+export interface NodeHookInfo {
+  runId: string;
+  workflowName: string;
+  slug: string;
+  nodeId: string;
+}
+
+export interface RunHooks {
+  onNodeStart?(node: NodeHookInfo): void;
+  onNodeSuccess?(node: NodeHookInfo & { status: "success" | "skipped"; durationMs: number }): void;
+  onNodeFailure?(node: NodeHookInfo & { status: "failed" | "cancelled"; error: RunErrorInfo }): void;
 }
 
 export interface NodeResult extends NodeRecord {
@@ -63,6 +85,7 @@ export class RunHandle<T = unknown> {
   readonly #result: Promise<RunResult<T>>;
   #done = 0;
   #finished = false;
+  #cancelled = false;
 
   constructor(
     readonly runId: string,
@@ -74,15 +97,54 @@ export class RunHandle<T = unknown> {
     this.#result.catch(() => {}); // reported through result(); never an unhandled rejection
   }
 
-  /** Resolves when the run succeeds; rejects with a RunError (RUN_FAILED / RUN_CANCELLED) otherwise. */
-  async result(): Promise<RunResult<T>> {
-    const result = await this.#result;
+  /**
+   * Resolves when the run succeeds; rejects with a RunError (RUN_FAILED / RUN_CANCELLED) otherwise, or
+   * with TIMEOUT when `timeoutMs` passes first (the run goes on).
+   */
+  async result({ timeoutMs }: { timeoutMs?: number } = {}): Promise<RunResult<T>> {
+    const result = timeoutMs === undefined ? await this.#result : await this.#within(timeoutMs);
     if (result.status === "success") return result;
     throw runError(result);
   }
 
+  #within(timeoutMs: number): Promise<RunResult<T>> {
+    if (typeof timeoutMs !== "number" || !(timeoutMs >= 0))
+      throw new AvaError("INVALID_ARGUMENT", `result({ timeoutMs }): ${timeoutMs} is not a number of ms ≥ 0`);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new AvaError("TIMEOUT", `run ${this.runId} did not finish within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    return Promise.race([this.#result, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  /** The error the run ended with (RUN_FAILED / RUN_CANCELLED), or undefined when it succeeded; waits for the end. */
+  async error(): Promise<RunError<T> | undefined> {
+    const result = await this.#result;
+    return result.status === "success" ? undefined : runError(result);
+  }
+
+  /** True once the run has ended, however it ended. */
+  done(): boolean {
+    return this.#finished;
+  }
+
+  /** True while the run has not ended. */
+  running(): boolean {
+    return !this.#finished;
+  }
+
+  /** True once cancel() was called before the run ended (it then ends "cancelled" unless a node failed). */
+  cancelled(): boolean {
+    return this.#cancelled;
+  }
+
   /** Starts no new node; running nodes see their RunContext's signal aborted. */
   cancel(): void {
+    if (this.#finished) return;
+    this.#cancelled = true;
     this.#abort.abort(new AvaError("RUN_CANCELLED", `run ${this.runId} was cancelled`));
   }
 
@@ -146,6 +208,9 @@ export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHand
       `runId ${JSON.stringify(runId)}: use 1-256 letters, digits, _ . : or -`,
     );
   const metadata = options.metadata ?? {};
+  const input = workflow.parseInput(options.input);
+  const hooks = options.hooks ?? {};
+  const kind = options.executor?.kind ?? (options.executor ? "custom" : "inline");
   const executor = options.executor ?? inlineExecutor();
   const storage = options.storage;
   const nodes = workflow.nodes;
@@ -205,6 +270,13 @@ export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHand
         result.startedMs = Date.now();
         const t0 = performance.now();
         handle.emit({ type: "node-started", slug: node.slug, done, total: nodes.length });
+        const info: NodeHookInfo = {
+          runId,
+          workflowName: workflow.name,
+          slug: node.slug,
+          nodeId: node.nodeId,
+        };
+        callHook(() => hooks.onNodeStart?.(info));
         const task: NodeTask = {
           workflowName: workflow.name,
           runId,
@@ -212,11 +284,18 @@ export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHand
           nodeId: node.nodeId,
           nodeName: node.step.name,
           upstream: [...node.after].map((n) => n.slug),
-          ...(plan ? { rerunOf: plan.rerunOf, streamRuns: plan.chain } : {}),
+          ...(plan
+            ? { rerunOf: plan.rerunOf, streamRuns: plan.chain, rerun: rerunOfSpec(options.rerun!) }
+            : {}),
+          executor: kind,
           args: node.args.map((a) =>
-            a.kind === "const" ? a.value : pick(values.get(byIndex.get(a.node)!), a.index),
+            a.kind === "future"
+              ? pick(values.get(byIndex.get(a.node)!), a.index)
+              : isRunInputMarker(a.value)
+                ? input
+                : a.value,
           ),
-          input: options.input,
+          input,
           metadata,
         };
         // An argument whose value no later node and not the output needs may move (buffers transferred).
@@ -253,6 +332,11 @@ export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHand
           .finally(() => {
             result.finishedMs = Date.now();
             result.durationMs = performance.now() - t0;
+            const { status, error, durationMs } = result;
+            if (status === "success" || status === "skipped")
+              callHook(() => hooks.onNodeSuccess?.({ ...info, status, durationMs }));
+            else if (status === "failed" || status === "cancelled")
+              callHook(() => hooks.onNodeFailure?.({ ...info, status, error: error! }));
             running--;
             done++;
             handle.emit({
@@ -285,4 +369,17 @@ export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHand
       finishedMs,
     };
   });
+}
+
+function callHook(call: () => void): void {
+  try {
+    const returned = call() as unknown;
+    if (returned instanceof Promise) returned.catch(() => {});
+  } catch {
+    // a hook's failure is not the run's
+  }
+}
+
+function rerunOfSpec(spec: RerunSpec): NonNullable<NodeTask["rerun"]> {
+  return { runId: spec.runId, start: [...spec.start], mode: spec.mode };
 }

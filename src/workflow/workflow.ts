@@ -6,12 +6,15 @@ import { AvaError } from "../errors.js";
 import type { BoundTableDeclaration } from "../table/declare.js";
 import { checkName } from "../util/names.js";
 import { Build, type Invocation } from "./build.js";
+import { type RunInputRef, runInput } from "./context.js";
 import type { ModelLookup } from "./crossing.js";
 import { NodeFuture } from "./future.js";
 import { type RunHandle, type RunOptions, startRun } from "./run.js";
 
-export interface WorkflowOptions {
+export interface WorkflowOptions<I = unknown> {
   name: string;
+  /** A zod schema for the run's input: `run({ input })` is validated (and defaulted) by it before anything runs. */
+  input?: z.ZodType<I>;
 }
 
 /** The value a builder's output stands for: futures replaced by their values. */
@@ -37,6 +40,7 @@ export class Workflow<T = unknown> {
     readonly name: string,
     build: Build,
     output: unknown,
+    readonly inputSchema?: z.ZodType,
   ) {
     this.nodes = build.topologicalOrder();
     this.#bySlug = new Map(this.nodes.map((n) => [n.slug, n]));
@@ -82,6 +86,19 @@ export class Workflow<T = unknown> {
     return fill(this.#output) as T;
   }
 
+  /** The run input as the nodes get it: validated by the workflow's input schema when it has one. */
+  parseInput(input: unknown): unknown {
+    if (!this.inputSchema) return input;
+    const parsed = this.inputSchema.safeParse(input);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0]!;
+    const at = issue.path.length > 0 ? ` at "${issue.path.map(String).join(".")}"` : "";
+    throw new AvaError(
+      "SCHEMA_MISMATCH",
+      `workflow ${this.name}: the run input is not valid${at}: ${issue.message}`,
+    );
+  }
+
   /** Starts a run and returns its handle at once. */
   run(options: RunOptions = {}): RunHandle<T> {
     this.assertRunnable();
@@ -89,12 +106,22 @@ export class Workflow<T = unknown> {
   }
 }
 
-export function workflow<T>(options: WorkflowOptions, builder: () => T): Workflow<Resolved<T>> {
+/**
+ * Builds a workflow. The builder runs once, now; it receives a reference to the run's input, which any step
+ * may take as an argument (the validated input is passed when the node runs).
+ */
+export function workflow<T, I = unknown>(
+  options: WorkflowOptions<I>,
+  builder: (input: RunInputRef<I>) => T,
+): Workflow<Resolved<T>> {
   checkName("workflow", options?.name);
   if (typeof builder !== "function")
     throw new AvaError("INVALID_ARGUMENT", `workflow ${options.name}: the builder is not a function`);
-  const { build, output } = Build.run(options.name, builder);
-  return new Workflow<Resolved<T>>(options.name, build, output);
+  const schema = options.input;
+  if (schema !== undefined && typeof (schema as { safeParse?: unknown })?.safeParse !== "function")
+    throw new AvaError("INVALID_ARGUMENT", `workflow ${options.name}: input must be a zod schema`);
+  const { build, output } = Build.run(options.name, () => builder(runInput() as RunInputRef<I>));
+  return new Workflow<Resolved<T>>(options.name, build, output, schema);
 }
 
 export function isWorkflow(v: unknown): v is Workflow {

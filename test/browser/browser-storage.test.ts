@@ -4,13 +4,30 @@ import { tableFromIPC } from "apache-arrow";
 import * as pq from "parquet-wasm";
 import { expect, it } from "vitest";
 import { type FileStore, browserStorage } from "../../src/index.js";
+import { openCatalogDB } from "../../src/storage/browser/indexeddb-log.js";
 import { ulid } from "../../src/util/ids.js";
 import { Docs, expectAvaError, telemetry } from "../shared/fixtures.js";
+import { describeSchemaEvolution } from "../shared/schema-evolution-contract.js";
+import { describeSubscriptions } from "../shared/subscribe-contract.js";
 import { describeStorage } from "../shared/storage-contract.js";
 
 const freshName = () => `t${ulid()}`;
 
 describeStorage("browserStorage", {
+  async fresh() {
+    const name = freshName();
+    return { open: () => browserStorage({ name, persist: false }) };
+  },
+});
+
+describeSchemaEvolution("browserStorage", {
+  async fresh() {
+    const name = freshName();
+    return { open: () => browserStorage({ name, persist: false }) };
+  },
+});
+
+describeSubscriptions("browserStorage", {
   async fresh() {
     const name = freshName();
     return { open: () => browserStorage({ name, persist: false }) };
@@ -73,8 +90,8 @@ it("a write the browser refuses is QUOTA_EXCEEDED; the catalog is unchanged and 
   const used = first.snapshot.addedFiles[0]!.sizeBytes;
   const limited = { ...real, files: refusingAt(real.files, used + 100) };
   const refusing = await Docs.open({ storage: limited });
-  await refusing.telemetry.append([]); // an empty append commits a snapshot and writes no file
-  const afterEmpty = await real.catalog.current();
+  await refusing.telemetry.append(telemetry("small", 500, 1)); // still within the limit: commits
+  const afterSmall = await real.catalog.current();
   await expectAvaError(
     refusing.telemetry.append(telemetry("too-big", 500, 5000)),
     "QUOTA_EXCEEDED",
@@ -82,13 +99,40 @@ it("a write the browser refuses is QUOTA_EXCEEDED; the catalog is unchanged and 
   );
 
   const after = await browserStorage({ name: real.descriptor.name, persist: false }).catalog.current();
-  expect(after.version).toBe(afterEmpty.version);
-  expect(afterEmpty.version).toBe(before.version + 1);
-  expect((await ns.telemetry.read()).numRows).toBe(500);
-  // The partial file was removed: only the committed one is left.
-  expect((await real.files.list("data/")).map((f) => f.path)).toEqual([first.snapshot.addedFiles[0]!.path]);
+  expect(after.version).toBe(afterSmall.version);
+  expect(afterSmall.version).toBe(before.version + 1);
+  expect((await ns.telemetry.read()).numRows).toBe(501);
+  // The partial file was removed: only the committed ones are left.
+  expect((await real.files.list("data/")).length).toBe(2);
 });
 
 it("refuses a storage name that could escape its folder", async () => {
   await expectAvaError(() => browserStorage({ name: "../escape" }), "INVALID_NAME");
+});
+
+it("a missing IndexedDB log entry with later ones is CATALOG_CORRUPT, and vacuum deletes nothing", async () => {
+  const name = freshName();
+  const ns = await Docs.open({ storage: browserStorage({ name, persist: false }) });
+  await ns.push();
+  for (let i = 0; i < 4; i++) await ns.plain.append({ k: `k${i}`, v: i }); // versions 2..5
+  const db = await openCatalogDB(name);
+  await db.delete("log", 3);
+  db.close();
+  const fresh = await Docs.open({ storage: browserStorage({ name, persist: false }) });
+  await expectAvaError(fresh.plain.history(), "CATALOG_CORRUPT", /entry 3 is missing/, /entry 4 exists/);
+  await expectAvaError(fresh.vacuum({ olderThanMs: 0 }), "CATALOG_CORRUPT");
+  const storage = browserStorage({ name, persist: false });
+  expect(await storage.files.list("data/docs/plain/")).toHaveLength(4);
+});
+
+it("a log entry of the wrong shape is CATALOG_CORRUPT naming it", async () => {
+  const name = freshName();
+  const ns = await Docs.open({ storage: browserStorage({ name, persist: false }) });
+  await ns.push();
+  await ns.plain.append({ k: "a", v: 1 });
+  const db = await openCatalogDB(name);
+  await db.put("log", '{"ops":[null]}', 2);
+  db.close();
+  const fresh = await Docs.open({ storage: browserStorage({ name, persist: false }) });
+  await expectAvaError(fresh.plain.history(), "CATALOG_CORRUPT", /IndexedDB log entry 2/, /ops\[0\]/);
 });

@@ -1,37 +1,224 @@
-// A damaged catalog is reported as CATALOG_CORRUPT naming the entry or checkpoint section, never as a
-// JSON SyntaxError or a silently shorter history.
-import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+// A damaged catalog is reported as CATALOG_CORRUPT naming the entry or checkpoint, never as a JSON
+// SyntaxError, a TypeError or a silently shorter history; a damaged checkpoint gives way to the log, and
+// nothing is deleted while the catalog is in doubt.
+import { cp, mkdtemp, readdir, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { isAvaError, type Storage } from "../../src/index.js";
 import { nodeStorage } from "../../src/node.js";
+import { LogCatalog } from "../../src/storage/catalog/log-catalog.js";
+import { NodeCatalogLog } from "../../src/storage/node/node-catalog-log.js";
+import { NodeFileStore } from "../../src/storage/node/node-file-store.js";
 import { Docs, expectAvaError } from "../shared/fixtures.js";
 
-async function tableWithCommits(n: number) {
+const entry = (v: number) => `${String(v).padStart(20, "0")}.json`;
+
+/** A Node storage whose catalog checkpoints every `checkpointEvery` versions (nodeStorage uses 100). */
+function storageAt(root: string, checkpointEvery = 100): Storage {
+  return {
+    descriptor: { kind: "node", root },
+    files: new NodeFileStore(root, false),
+    catalog: new LogCatalog(new NodeCatalogLog(root, false), { checkpointEvery }),
+  };
+}
+
+/** `n` appends of one row each to docs.plain: versions 2…n+1 (version 1 creates the namespace and tables). */
+async function tableWithCommits(n: number, checkpointEvery = 100) {
   const root = await mkdtemp(join(tmpdir(), "ava-corrupt-"));
-  const ns = await Docs.open({ storage: nodeStorage({ root, fsync: false }) });
+  const ns = await Docs.open({ storage: storageAt(root, checkpointEvery) });
   await ns.push();
   for (let i = 0; i < n; i++) await ns.plain.append({ k: `k${i}`, v: i });
   return root;
 }
 
-it("a garbled log entry names its version", async () => {
+const dataFiles = async (root: string) => (await readdir(join(root, "data", "docs", "plain"))).sort();
+
+it("a garbled log entry names its version and file", async () => {
   const root = await tableWithCommits(3);
-  await writeFile(join(root, "_catalog", "log", `${"3".padStart(20, "0")}.json`), '{"ops": [ truncated');
+  await writeFile(join(root, "_catalog", "log", entry(3)), '{"ops": [ truncated');
   const ns = await Docs.open({ storage: nodeStorage({ root }) });
-  await expectAvaError(ns.plain.history(), "CATALOG_CORRUPT", /catalog entry 3/);
+  await expectAvaError(ns.plain.history(), "CATALOG_CORRUPT", /catalog entry 3/, /_catalog\/log\/0+3\.json/);
 });
 
-it("a checkpoint whose table history is damaged names the checkpoint and table when it is needed", async () => {
-  const root = await tableWithCommits(120); // a checkpoint at version 100
-  const dir = join(root, "_catalog", "checkpoints");
-  const [name] = await readdir(dir);
-  const lines = (await readFile(join(dir, name!), "utf8")).split("\n");
-  const damaged = [lines[0], ...lines.slice(1).map((l) => l.slice(0, l.length / 2))].join("\n");
-  await writeFile(join(dir, name!), damaged);
+describe("a gap in the log", () => {
+  it("is CATALOG_CORRUPT for reads, appends and vacuum, and vacuum deletes nothing", async () => {
+    const root = await tableWithCommits(9); // versions 1..10
+    const before = await dataFiles(root);
+    await unlink(join(root, "_catalog", "log", entry(6)));
+    const ns = await Docs.open({ storage: nodeStorage({ root }) });
+    await expectAvaError(ns.plain.history(), "CATALOG_CORRUPT", /entry 6 is missing/, /entry 7 exists/);
+    await expectAvaError(ns.plain.read(), "CATALOG_CORRUPT", /gap/);
+    await expectAvaError(ns.plain.append({ k: "new", v: 0 }), "CATALOG_CORRUPT", /gap/);
+    await expectAvaError(ns.vacuum({ olderThanMs: 0 }), "CATALOG_CORRUPT", /gap/);
+    expect(await dataFiles(root)).toEqual(before);
+    expect(await readdir(join(root, "_catalog", "log"))).not.toContain(entry(6)); // the append reused nothing
+  });
 
-  const ns = await Docs.open({ storage: nodeStorage({ root }) });
-  // Opening needs only the header: the current snapshot is there.
-  expect((await ns.plain.currentSnapshot())?.sequenceNumber).toBe(120);
-  await expectAvaError(ns.plain.history(), "CATALOG_CORRUPT", /checkpoint 100/, /docs\.plain/);
+  it("is found when several entries in a row are missing", async () => {
+    const root = await tableWithCommits(9);
+    for (const v of [5, 6, 7]) await unlink(join(root, "_catalog", "log", entry(v)));
+    const ns = await Docs.open({ storage: nodeStorage({ root }) });
+    await expectAvaError(ns.plain.history(), "CATALOG_CORRUPT", /entry 5 is missing/, /entry 8 exists/);
+  });
+
+  it("opened by an instance that already caught up is found at its next catch-up", async () => {
+    const root = await tableWithCommits(3); // versions 1..4
+    const ns = await Docs.open({ storage: nodeStorage({ root }) });
+    expect(await ns.plain.history()).toHaveLength(3);
+    const other = await Docs.open({ storage: nodeStorage({ root }) });
+    await other.plain.append({ k: "a", v: 1 }); // 5
+    await other.plain.append({ k: "b", v: 2 }); // 6
+    await unlink(join(root, "_catalog", "log", entry(5)));
+    await expectAvaError(ns.plain.history(), "CATALOG_CORRUPT", /entry 5 is missing/);
+  });
+});
+
+describe("checkpoints", () => {
+  it("a log deleted beside a checkpoint is CATALOG_CORRUPT, not the table as of the checkpoint", async () => {
+    const root = await tableWithCommits(11, 4); // versions 1..12, checkpoints at 4, 8, 12
+    await rm(join(root, "_catalog", "log"), { recursive: true });
+    const ns = await Docs.open({ storage: nodeStorage({ root }) });
+    await expectAvaError(ns.plain.history(), "CATALOG_CORRUPT", /checkpoint 12/, /log was lost/);
+    await expectAvaError(ns.vacuum({ olderThanMs: 0 }), "CATALOG_CORRUPT");
+    expect(await dataFiles(root)).toHaveLength(11);
+  });
+
+  it("a lost catalog makes vacuum refuse instead of deleting every data file", async () => {
+    const root = await tableWithCommits(3);
+    await rm(join(root, "_catalog"), { recursive: true });
+    const ns = await Docs.open({ storage: nodeStorage({ root }) });
+    await expectAvaError(ns.vacuum({ olderThanMs: 0 }), "CATALOG_CORRUPT", /belongs to no table/);
+    expect(await dataFiles(root)).toHaveLength(3);
+  });
+
+  it("a damaged table history in a checkpoint gives way to the complete log", async () => {
+    const root = await tableWithCommits(120); // a checkpoint at version 100
+    const dir = join(root, "_catalog", "checkpoints");
+    const [name] = await readdir(dir);
+    const lines = (await readFile(join(dir, name!), "utf8")).split("\n");
+    const damaged = [lines[0], ...lines.slice(1).map((l) => l.slice(0, l.length / 2))].join("\n");
+    await writeFile(join(dir, name!), damaged);
+    const ns = await Docs.open({ storage: nodeStorage({ root }) });
+    expect(await ns.plain.history()).toHaveLength(120);
+    expect((await ns.plain.read()).numRows).toBe(120);
+  });
+
+  for (const [what, text] of [
+    ["empty object", "{}"],
+    ["garbled header", "{not json"],
+    ["wrong version", null],
+  ] as const) {
+    it(`a checkpoint with a ${what} gives way to the log, or names itself when the log cannot replace it`, async () => {
+      const root = await tableWithCommits(11, 4);
+      const file = join(root, "_catalog", "checkpoints", `${String(12).padStart(20, "0")}.jsonl`);
+      const good = await readFile(file, "utf8");
+      await writeFile(file, text ?? good.replace('"version":12', '"version":11'));
+      const ns = await Docs.open({ storage: nodeStorage({ root }) });
+      expect((await ns.plain.read()).numRows).toBe(11);
+
+      await unlink(join(root, "_catalog", "log", entry(1)));
+      const fresh = await Docs.open({ storage: nodeStorage({ root }) });
+      await expectAvaError(fresh.plain.history(), "CATALOG_CORRUPT", /checkpoint 12/);
+    });
+  }
+});
+
+describe("log entries of valid JSON but the wrong shape", () => {
+  const cases: [string, string][] = [
+    ["{}", "{}"],
+    ["null", "null"],
+    ["ops: 5", '{"ops":5}'],
+    ["ops: [null]", '{"ops":[null]}'],
+    ["an unknown op", '{"ops":[{"op":"dropEverything"}]}'],
+    [
+      "a snapshot without addedFiles",
+      '{"ops":[{"op":"commitSnapshot","namespace":"docs","table":"plain","snapshot":{"id":"x","operation":"append","timestampMs":1}}]}',
+    ],
+    [
+      "a data file without a path",
+      '{"ops":[{"op":"commitSnapshot","namespace":"docs","table":"plain","snapshot":{"id":"x","operation":"append","timestampMs":1,"addedFiles":[{"rowCount":1}]}}]}',
+    ],
+    ["a createTable without a schema", '{"ops":[{"op":"createTable","namespace":"docs","table":"t"}]}'],
+    [
+      "an entry that does not apply (a table that does not exist)",
+      '{"ops":[{"op":"commitSnapshot","namespace":"docs","table":"nope","snapshot":{"id":"x","operation":"append","timestampMs":1,"addedFiles":[]}}]}',
+    ],
+  ];
+  for (const [what, text] of cases) {
+    it(`${what} is CATALOG_CORRUPT naming the file`, async () => {
+      const root = await tableWithCommits(3);
+      await writeFile(join(root, "_catalog", "log", entry(4)), text);
+      const ns = await Docs.open({ storage: nodeStorage({ root }) });
+      await expectAvaError(ns.plain.history(), "CATALOG_CORRUPT", /_catalog\/log\/0+4\.json/);
+    });
+  }
+});
+
+describe("random damage (property): every outcome is a correct read or a typed error", () => {
+  it("truncates, deletes, garbles and reshapes log entries and checkpoints", async () => {
+    const commits = 14;
+    const template = await tableWithCommits(commits, 4); // versions 1..15, checkpoints at 4, 8, 12
+    const all = Array.from({ length: commits }, (_, i) => `k${i}`);
+    let seed = 20261130;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return Math.floor((seed / 2 ** 31) * n);
+    };
+    const SHAPES = ["{}", "null", '{"ops":5}', '{"ops":[null]}', "[]", '"x"', "1e999"];
+    const outcomes = { read: 0, partial: 0, typed: 0 };
+    for (let round = 0; round < 60; round++) {
+      const root = `${template}-r${round}`;
+      await cp(template, root, { recursive: true });
+      const logDir = join(root, "_catalog", "log");
+      const cpDir = join(root, "_catalog", "checkpoints");
+      const targets = [
+        ...(await readdir(logDir)).map((n) => join(logDir, n)),
+        ...(await readdir(cpDir)).map((n) => join(cpDir, n)),
+      ];
+      const damaged: string[] = [];
+      for (let d = 0, n = 1 + random(3); d < n; d++) {
+        const file = targets[random(targets.length)]!;
+        const bytes = await readFile(file).catch(() => undefined);
+        if (!bytes) continue;
+        damaged.push(file);
+        switch (random(4)) {
+          case 0:
+            await unlink(file);
+            break;
+          case 1:
+            await writeFile(file, bytes.subarray(0, random(bytes.length)));
+            break;
+          case 2:
+            for (let k = 0, m = 1 + random(4); k < m; k++) bytes[random(bytes.length)] = 32 + random(95);
+            await writeFile(file, bytes);
+            break;
+          default:
+            await writeFile(file, SHAPES[random(SHAPES.length)]!);
+        }
+      }
+      const ns = await Docs.open({ storage: nodeStorage({ root }) });
+      try {
+        const rows = (await ns.plain.read()).toArray().map((r) => String(r.k));
+        const history = await ns.plain.history();
+        // Deleting the newest entry is indistinguishable from a commit that never happened: the table as
+        // of the commit before is a correct answer then. Anything else must be the whole table.
+        const newestLost = damaged.some((f) => f.endsWith(entry(commits + 1)));
+        if (rows.length === commits) outcomes.read++;
+        else {
+          expect(newestLost, `round ${round}: ${rows.length} rows after damaging ${damaged}`).toBe(true);
+          outcomes.partial++;
+        }
+        expect(rows, `round ${round}`).toEqual(all.slice(0, rows.length));
+        expect(history.length, `round ${round}`).toBe(rows.length);
+      } catch (err) {
+        if (!isAvaError(err)) throw new Error(`round ${round} (${damaged}): untyped ${String(err)}`);
+        outcomes.typed++;
+      }
+      await rm(root, { recursive: true });
+    }
+    // The rounds exercise both sides: damage that is survived (checkpoints) and damage that is refused.
+    expect(outcomes.read).toBeGreaterThan(5);
+    expect(outcomes.typed).toBeGreaterThan(5);
+  });
 });

@@ -1,5 +1,5 @@
 // The `avalanche-web` command, run as a user would (a separate Node process).
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -125,22 +125,124 @@ describe("avalanche-web avro", () => {
       expect(stderr.trim().split("\n")).toHaveLength(1);
       expect(stderr).toMatch(/^avalanche-web: truncated file: an incomplete block at byte \d+/);
     }
-    const missing = cli(["avro", "cat", join(dir, "nope.avro")]);
-    expect(missing.status).toBe(1);
-    expect(missing.stderr.trim().split("\n")).toHaveLength(1);
     const badJson = cli(["avro", "write", join(dir, "x.avro")], '{"channel": 1}\n');
     expect(badJson.status).toBe(1);
     expect(badJson.stderr).toMatch(/line 1: channel is not a string/);
   });
 });
 
+describe("avalanche-web: help, version, exit codes", () => {
+  const HELP_LINES = [
+    "avalanche-web avro cat FILE",
+    "avalanche-web --version",
+    "exit codes:",
+    "2  wrong arguments",
+  ];
+
+  it("--help and -h print the help on stdout with exit code 0, naming the exit codes", () => {
+    for (const flag of ["--help", "-h"]) {
+      const { status, stdout, stderr } = cli([flag]);
+      expect(stderr).toBe("");
+      expect(status).toBe(0);
+      for (const line of HELP_LINES) expect(stdout).toContain(line);
+    }
+  });
+
+  it("--version and -v print the package's version on stdout with exit code 0", async () => {
+    const pkg = JSON.parse(await readFile(join(import.meta.dirname, "..", "..", "package.json"), "utf8"));
+    for (const flag of ["--version", "-v"]) {
+      const { status, stdout, stderr } = cli([flag]);
+      expect(stderr).toBe("");
+      expect(status).toBe(0);
+      expect(stdout).toBe(`${pkg.version}\n`);
+    }
+  });
+
+  it("avro --help (and --help after an avro command) prints the avro help, exit code 0", () => {
+    for (const args of [
+      ["avro", "--help"],
+      ["avro", "-h"],
+      ["avro", "cat", "--help"],
+    ]) {
+      const { status, stdout, stderr } = cli(args);
+      expect(stderr).toBe("");
+      expect(status).toBe(0);
+      expect(stdout).toContain("avalanche-web avro write OUT.avro [--codec null|deflate|snappy]");
+      expect(stdout).toContain("exit codes:");
+    }
+  });
+
+  it("wrong arguments: what is wrong and the usage on stderr, nothing on stdout, exit code 2", () => {
+    const cases: [string[], string][] = [
+      [[], "avalanche-web: which command?"],
+      [["tables"], "avalanche-web: unknown command tables"],
+      [["avro", "head", file], "avalanche-web: avro head: unknown command head"],
+      [["avro", "cat", file, file], "avalanche-web: avro cat: expects FILE, got 2 argument(s)"],
+      [["avro", "info", "--verbose", file], "avalanche-web: avro info: unknown option --verbose"],
+      [
+        ["avro", "write", join(dir, "w.avro"), "--codec", "zstandard"],
+        "(zstandard files are read, not written)",
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const { status, stdout, stderr } = cli(args, "");
+      expect(stdout, args.join(" ")).toBe("");
+      expect(status, args.join(" ")).toBe(2);
+      expect(stderr.split("\n")[0], args.join(" ")).toContain(message);
+      expect(stderr, args.join(" ")).toContain("usage:");
+    }
+  }, 120_000); // six processes, each starting tsx
+
+  it("a missing input file: one line naming it, exit code 1", () => {
+    const nope = join(dir, "nope.avro");
+    for (const command of ["cat", "info"]) {
+      const { status, stdout, stderr } = cli(["avro", command, nope]);
+      expect(status).toBe(1);
+      expect(stdout).toBe("");
+      expect(stderr).toBe(`avalanche-web: reading ${nope}: no such file\n`);
+    }
+    const convert = cli(["avro", "convert", nope, join(dir, "out.parquet")]);
+    expect(convert.status).toBe(1);
+    expect(convert.stderr).toBe(`avalanche-web: reading ${nope}: no such file\n`);
+  });
+
+  it("an output in a folder that does not exist: one line naming it, exit code 1", () => {
+    const out = join(dir, "no-such-folder", "flight.parquet");
+    const { status, stderr } = cli(["avro", "convert", file, out]);
+    expect(status).toBe(1);
+    expect(stderr).toBe(`avalanche-web: writing ${out}: no such file\n`);
+  });
+
+  it("a reader that stops early (| head) ends the command quietly, exit code 0", async () => {
+    const big = join(dir, "big.avro");
+    const record = (i: number) => ({
+      channel: `channel-${i % 7}`,
+      timestamps: BigInt64Array.of(BigInt(i)),
+      values: { kind: "double" as const, values: Float64Array.of(i / 3) },
+      tags: { vehicle_id: "sn-001" },
+    });
+    // About 2 MB of JSON lines: far more than a pipe holds, so the command is still writing when we go.
+    await writeFile(big, await encodeAvroStream(Array.from({ length: 20_000 }, (_, i) => record(i))));
+    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "avro", "cat", big], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const first = await new Promise<string>((resolve) =>
+      child.stdout.once("data", (c) => resolve(String(c))),
+    );
+    expect(first).toMatch(/^\{"channel": "channel-0", "timestamps": \[0\]/);
+    child.stdout.destroy(); // what `head` does once it has its lines
+    expect(await exited).toBe(0);
+    expect(stderr).toBe("");
+  });
+});
+
 it("the CLI module is the package's bin", async () => {
   const pkg = JSON.parse(await readFile(join(import.meta.dirname, "..", "..", "package.json"), "utf8"));
   expect(pkg.bin["avalanche-web"]).toBe("./dist/cli/main.js");
-  expect(
-    execFileSync(process.execPath, ["--import", "tsx", MAIN, "--help"], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    }),
-  ).toBe("");
+  expect((await readFile(MAIN, "utf8")).startsWith("#!/usr/bin/env node\n")).toBe(true);
 });

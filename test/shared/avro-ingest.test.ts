@@ -211,4 +211,23 @@ describe("table.appendAvroStream", () => {
       /minutes/,
     );
   });
+
+  it("into a table declared otherwise: SCHEMA_MISMATCH pointing to avroStreamArrowSchema, nothing written", async () => {
+    const Other = ava.defineNamespace({
+      name: "other",
+      tables: {
+        readings: ava.table({ schema: new A.Schema([new A.Field("value", new A.Float64(), true)]) }),
+      },
+    });
+    const ns = await Other.open({ storage: ava.memoryStorage() });
+    await ns.push();
+    await expectAvaError(
+      ns.readings.appendAvroStream(await flightFile()),
+      "SCHEMA_MISMATCH",
+      /other\.readings/,
+      /declare the table with ava\.table\(\{ schema: ava\.avro\.avroStreamArrowSchema \}\)/,
+    );
+    expect(await ns.readings.history()).toEqual([]);
+    expect(await ns.storage.files.list("data/")).toEqual([]);
+  });
 });

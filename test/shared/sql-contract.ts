@@ -213,6 +213,46 @@ export function describeSql(name: string, target: SqlTarget): void {
       expect(rows).toEqual(expected);
     });
 
+    it("views files written under older schema versions as the current one (renamed, widened, added)", async () => {
+      const storage = await target.storage();
+      const v0 = z.object({ sku: z.string(), qty: z.int(), price: z.number() });
+      const v1 = z.object({
+        item: z.string(),
+        qty: z.bigint(),
+        price: z.number(),
+        note: z.string().optional(),
+      });
+      const Old = ava.defineNamespace({ name: "evo", tables: { stock: ava.table({ schema: v0 }) } });
+      const New = ava.defineNamespace({
+        name: "evo",
+        tables: { stock: ava.table({ schema: v1, renames: { item: "sku" } }) },
+      });
+      const old = await Old.open({ storage });
+      await old.push();
+      const first = await old.stock.append([
+        { sku: "a", qty: 1, price: 1.5 },
+        { sku: "b", qty: 2, price: 2.5 },
+      ]);
+      const ns = await New.open({ storage });
+      await ns.push();
+      await ns.stock.append([{ item: "c", qty: 2n ** 40n, price: 3.5, note: "new" }]);
+      db = await target.open(ns);
+      const rows = plain(await db.query("SELECT item, qty, price, note FROM stock ORDER BY item"));
+      expect(rows).toEqual([
+        { item: "a", qty: 1, price: 1.5, note: null },
+        { item: "b", qty: 2, price: 2.5, note: null },
+        { item: "c", qty: 2 ** 40, price: 3.5, note: "new" },
+      ]);
+      const pinned = db.at({ stock: first.snapshot.id });
+      expect(plain(await pinned.query("SELECT count(*) AS n, max(item) AS last FROM stock"))).toEqual([
+        { n: 2, last: "b" },
+      ]);
+      // A database opened with the old declaration is told to update, not shown a wrong view.
+      const stale = await target.open(old);
+      await expectAvaError(stale.query("SELECT * FROM stock"), "SCHEMA_MISMATCH", /older one/);
+      await stale.close();
+    });
+
     it("takes query parameters", async () => {
       const ns = await setup();
       db = await target.open(ns);

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { Storage } from "../../src/index.js";
 import { Docs, doc, expectAvaError, telemetry } from "./fixtures.js";
+import { describeNumericEdges } from "./numeric-edges-contract.js";
 
 export interface StorageTarget {
   fresh(): Promise<{ open(): Storage }>;
@@ -12,6 +13,7 @@ export interface StorageTarget {
 const bytes = (...xs: number[]) => new Uint8Array(xs);
 
 export function describeStorage(name: string, target: StorageTarget) {
+  describeNumericEdges(name, target);
   describe(`storage contract: ${name}`, () => {
     describe("FileStore", () => {
       it("writes whole files once, reads them whole or by range, lists by prefix and deletes", async () => {
@@ -153,6 +155,25 @@ export function describeStorage(name: string, target: StorageTarget) {
           "NOT_FOUND",
           new RegExp(path.replaceAll(".", "\\.")),
           /docs\.telemetry/,
+        );
+      });
+
+      it("refuses a data file swapped for another one of the same row count (DATA_CORRUPT)", async () => {
+        const storage = (await target.fresh()).open();
+        const ns = await Docs.open({ storage });
+        await ns.push();
+        const a = (await ns.telemetry.append(telemetry("a", 0, 4))).snapshot.addedFiles[0]!.path;
+        const b = (await ns.telemetry.append(telemetry("a-much-longer-channel", 0, 4))).snapshot
+          .addedFiles[0]!;
+        const other = await storage.files.read(b.path);
+        await storage.files.delete(a);
+        await storage.files.write(a, other);
+        const fresh = await Docs.open({ storage: storage });
+        await expectAvaError(
+          fresh.telemetry.read(),
+          "DATA_CORRUPT",
+          new RegExp(a.replaceAll(".", "\\.")),
+          /bytes/,
         );
       });
 

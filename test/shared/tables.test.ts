@@ -58,11 +58,18 @@ describe("append", () => {
 
   it("one() and oneOrNone() check cardinality", async () => {
     expect((await ns.documents.append(doc(2))).one()).toEqual(doc(2));
-    expect((await ns.documents.append([])).oneOrNone()).toBeNull();
     const two = await ns.documents.append([doc(1), doc(2)]);
     await expectAvaError(() => two.one(), "CARDINALITY", /docs\.documents/, /got 2/);
     await expectAvaError(() => two.oneOrNone(), "CARDINALITY");
-    await expectAvaError(async () => (await ns.documents.append([])).one(), "CARDINALITY", /got 0/);
+    const none = await ns.documents.overwrite([]); // the one way to a result of zero rows
+    expect(none.oneOrNone()).toBeNull();
+    await expectAvaError(async () => none.one(), "CARDINALITY", /got 0/);
+  });
+
+  it("refuses an append of zero rows (no empty snapshot is made)", async () => {
+    const before = (await ns.documents.history()).length;
+    await expectAvaError(ns.documents.append([]), "INVALID_ARGUMENT", /docs\.documents/, /no rows/);
+    expect((await ns.documents.history()).length).toBe(before);
   });
 });
 

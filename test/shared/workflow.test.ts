@@ -28,7 +28,7 @@ import {
 describe("building a workflow", () => {
   it("records invocations as nodes with slugs, ids and edges, in a topological order", () => {
     expect(math.nodes.map((n) => n.slug)).toEqual(["inc", "inc_2", "add"]);
-    expect(math.nodes.map((n) => n.nodeId)).toEqual(["inc_0", "inc_1", "add_2"]);
+    expect(math.nodes.map((n) => n.nodeId)).toEqual(["inc_1", "inc_2", "add_1"]);
     expect([...math.node("add").after].map((n) => n.slug).sort()).toEqual(["inc", "inc_2"]);
     expect(math.node("inc").step.role).toBe("step");
     const load = ava.source(async function load() {

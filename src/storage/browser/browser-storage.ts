@@ -73,7 +73,7 @@ export function browserStorage({
   return {
     descriptor: { kind: "browser", name },
     files: new OpfsFileStore(root),
-    catalog: new LogCatalog(new IndexedDbLog(db, durability)),
+    catalog: new LogCatalog(new IndexedDbLog(db, durability, name)),
     persisted: persistence,
     estimate: () => platform().estimate(),
   };

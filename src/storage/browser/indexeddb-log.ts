@@ -3,7 +3,7 @@
 // first. That failure is the optimistic concurrency: the loser catches up, rebases and adds N+1.
 import { type DBSchema, type IDBPDatabase, openDB } from "idb";
 import { toAvaError } from "../../errors.js";
-import type { CatalogLog, StagedEntry } from "../catalog/log-catalog.js";
+import { type CatalogLog, logGap, type StagedEntry } from "../catalog/log-catalog.js";
 
 export interface CatalogDB extends DBSchema {
   /** version -> the ops of that commit, as JSON */
@@ -38,18 +38,49 @@ export function openCatalogDB(name: string): Promise<IDBPDatabase<CatalogDB>> {
 export class IndexedDbLog implements CatalogLog {
   readonly #db: () => Promise<IDBPDatabase<CatalogDB>>;
   readonly #durability: Durability;
+  /** Announces this instance's commits to the other contexts of the origin (see watch). */
+  readonly #announce: (version: number) => void;
+  readonly #channelName: string;
 
-  constructor(db: () => Promise<IDBPDatabase<CatalogDB>>, durability: Durability) {
+  constructor(db: () => Promise<IDBPDatabase<CatalogDB>>, durability: Durability, name: string) {
     this.#db = db;
     this.#durability = durability;
+    this.#channelName = `avalanche:${name}`;
+    let channel: BroadcastChannel | undefined;
+    this.#announce = (version) => {
+      if (typeof BroadcastChannel === "undefined") return;
+      channel ??= new BroadcastChannel(this.#channelName);
+      channel.postMessage({ version });
+    };
+  }
+
+  /** Commits of other tabs, Workers and instances of this storage arrive on its BroadcastChannel. */
+  watch(onChange: () => void): () => void {
+    if (typeof BroadcastChannel === "undefined") return () => {};
+    const channel = new BroadcastChannel(this.#channelName);
+    channel.onmessage = () => onChange();
+    return () => channel.close();
   }
 
   async readFrom(version: number): Promise<string[]> {
+    let keys: number[];
+    let values: string[];
     try {
-      return await (await this.#db()).getAll("log", IDBKeyRange.lowerBound(version));
+      const tx = (await this.#db()).transaction("log");
+      const range = IDBKeyRange.lowerBound(version);
+      [keys, values] = await Promise.all([tx.store.getAllKeys(range), tx.store.getAll(range)]);
     } catch (err) {
       throw toAvaError(err, `reading catalog entries from ${version}`);
     }
+    // One transaction sees one consistent log: a key out of sequence is a lost entry, not a race.
+    keys.forEach((key, i) => {
+      if (key !== version + i) throw logGap(version + i, key);
+    });
+    return values;
+  }
+
+  entryName(version: number): string {
+    return `IndexedDB log entry ${version}`;
   }
 
   async stage(entry: string): Promise<StagedEntry> {
@@ -63,6 +94,7 @@ export class IndexedDbLog implements CatalogLog {
           await tx.store.add(entry, version);
           const failed = await done;
           if (failed) throw failed;
+          this.#announce(version);
           return true;
         } catch (err) {
           await done;

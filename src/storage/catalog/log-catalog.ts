@@ -13,16 +13,36 @@ import {
   EMPTY_STATE,
   serializeState,
 } from "./state.js";
+import { checked, logEntry } from "./validate.js";
+
+/** The error for a log with a hole: entries were lost, so no state built from it can be trusted. */
+export function logGap(missing: number, later: number | string): AvaError {
+  return new AvaError(
+    "CATALOG_CORRUPT",
+    `catalog entry ${missing} is missing but entry ${later} exists: the log has a gap (committed history was lost); restore the missing entry`,
+  );
+}
 
 /** Where a LogCatalog keeps its entries: files, an IndexedDB store, an array. */
 export interface CatalogLog {
-  /** Entries `version`, `version + 1`, … up to the newest, in order (empty when `version` does not exist yet). */
+  /**
+   * Entries `version`, `version + 1`, … up to the newest, in order (empty when `version` does not exist yet).
+   * Throws CATALOG_CORRUPT (see `logGap`) when an entry is missing but a later one exists.
+   */
   readFrom(version: number): Promise<string[]>;
+  /** How an entry is named in errors: its file, say. */
+  entryName?(version: number): string;
   /** Makes an entry durable without publishing it (it is not part of the log yet). */
   stage(entry: string): Promise<StagedEntry>;
   latestCheckpoint(): Promise<{ version: number; state: Uint8Array } | undefined>;
   writeCheckpoint(version: number, state: Uint8Array): Promise<void>;
   vacuum(olderThanMs: number): Promise<string[]>;
+  /**
+   * Calls `onChange` when another instance — another tab, Worker or process — may have published an entry
+   * (a hint: the catalog then reads the log to see); stops when the returned function is called. Absent:
+   * only this instance's own commits are noticed.
+   */
+  watch?(onChange: () => void): () => void;
 }
 
 /** An entry written but not yet in the log; publishing it under a version is the atomic commit step. */
@@ -57,6 +77,8 @@ export class LogCatalog implements Catalog {
   readonly #log: CatalogLog;
   readonly #checkpointEvery: number;
   readonly #retryForMs: number;
+  readonly #listeners = new Set<(state: CatalogState) => void>();
+  #unwatch: (() => void) | undefined;
 
   constructor(log: CatalogLog, { checkpointEvery = 100, retryForMs = 30_000 }: LogCatalogOptions = {}) {
     this.#log = log;
@@ -78,30 +100,106 @@ export class LogCatalog implements Catalog {
 
   async #catchUp(): Promise<CatalogState> {
     let state = this.#state;
-    if (!state) {
-      const checkpoint = await this.#log.latestCheckpoint();
-      state = checkpoint
-        ? deserializeState(checkpoint.state, (what, cause) =>
-            this.#corrupt(`checkpoint ${checkpoint.version}: ${what}`, cause),
-          )
-        : EMPTY_STATE;
-    }
-    const from = state.version + 1;
-    const texts = await this.#log.readFrom(from);
-    texts.forEach((text, i) => {
-      const entry = this.#parse(from + i, () => JSON.parse(text) as LogEntry);
-      state = applyOps(state!, entry.ops).state;
-    });
+    if (!state) state = await this.#open();
+    else state = this.#replay(state, await this.#log.readFrom(state.version + 1), state.version + 1);
     // A commit of this instance may have moved the held state past what this catch-up read.
-    if (!this.#state || state.version > this.#state.version) this.#state = state;
-    return this.#state;
+    if (!this.#state || state.version > this.#state.version) this.#advance(state);
+    return this.#state!;
+  }
+
+  /** Holds a newer state and tells the subscribers. */
+  #advance(state: CatalogState): void {
+    const before = this.#state?.version;
+    this.#state = state;
+    if (state.version === before) return;
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(state);
+      } catch (err) {
+        // One failing subscriber must not stop the others, nor the commit that made the change.
+        console.error("avalanche-web: a catalog subscriber threw", err);
+      }
+    }
+  }
+
+  subscribe(listener: (state: CatalogState) => void): () => void {
+    if (typeof listener !== "function")
+      throw new AvaError("INVALID_ARGUMENT", "subscribe() needs a listener function");
+    this.#listeners.add(listener);
+    // Watching starts with the first subscriber and stops with the last: an unwatched catalog costs nothing.
+    this.#unwatch ??= this.#log.watch?.(() => void this.current().catch(() => {}));
+    return () => {
+      this.#listeners.delete(listener);
+      if (this.#listeners.size === 0) {
+        this.#unwatch?.();
+        this.#unwatch = undefined;
+      }
+    };
+  }
+
+  /**
+   * The state from the newest checkpoint and the entries after it. The checkpoint's own entry must still be
+   * in the log (a log deleted beside a checkpoint is not a table as of that checkpoint); a damaged
+   * checkpoint is set aside for a replay of the whole log, which must then reach at least its version.
+   */
+  async #open(): Promise<CatalogState> {
+    const checkpoint = await this.#log.latestCheckpoint();
+    if (!checkpoint) return this.#replay(EMPTY_STATE, await this.#log.readFrom(1), 1);
+    const name = `checkpoint ${checkpoint.version}`;
+    let fromCheckpoint: CatalogState | undefined;
+    let damage: AvaError | undefined;
+    try {
+      fromCheckpoint = deserializeState(checkpoint.state, (what, cause) =>
+        this.#corrupt(`${name}: ${what}`, cause),
+      );
+    } catch (err) {
+      if (!isAvaError(err, "CATALOG_CORRUPT")) throw err;
+      damage = err;
+    }
+    if (fromCheckpoint && fromCheckpoint.version !== checkpoint.version)
+      damage = this.#corrupt(name, `it holds version ${fromCheckpoint.version}`);
+    if (fromCheckpoint && !damage) {
+      const texts = await this.#log.readFrom(checkpoint.version);
+      if (texts.length === 0) {
+        throw new AvaError(
+          "CATALOG_CORRUPT",
+          `${name} exists but catalog entry ${checkpoint.version} (${this.#entryName(checkpoint.version)}) does not: the log was lost`,
+        );
+      }
+      return this.#replay(fromCheckpoint, texts.slice(1), checkpoint.version + 1);
+    }
+    const beyond = (why: string, cause?: unknown) =>
+      new AvaError("CATALOG_CORRUPT", `${damage!.message}; the log cannot replace it: ${why}`, { cause });
+    let replayed: CatalogState;
+    try {
+      replayed = this.#replay(EMPTY_STATE, await this.#log.readFrom(1), 1);
+    } catch (err) {
+      throw isAvaError(err, "CATALOG_CORRUPT") ? beyond(err.message, err) : err;
+    }
+    if (replayed.version < checkpoint.version) throw beyond(`it holds ${replayed.version} entries`);
+    return replayed;
+  }
+
+  #replay(state: CatalogState, texts: readonly string[], from: number): CatalogState {
+    texts.forEach((text, i) => {
+      // An entry was judged when it was committed: one that does not apply on replay is damaged.
+      state = this.#parse(from + i, () => {
+        const entry = checked<LogEntry>(JSON.parse(text), logEntry, "entry");
+        return applyOps(state, entry.ops).state;
+      });
+    });
+    return state;
+  }
+
+  #entryName(version: number): string {
+    return this.#log.entryName?.(version) ?? `entry ${version}`;
   }
 
   #parse<T>(version: number, parse: () => T): T {
     try {
       return parse();
     } catch (cause) {
-      throw this.#corrupt(`catalog entry ${version}`, cause);
+      throw this.#corrupt(`catalog entry ${version} (${this.#entryName(version)})`, cause);
     }
   }
 
@@ -128,7 +226,9 @@ export class LogCatalog implements Catalog {
       [staged] = await Promise.all([staging, dependsOn]);
       for (let attempt = 0; ; attempt++) {
         if (await staged.publish(applied.state.version)) {
-          if (this.#state === base) this.#state = applied.state;
+          if (this.#state === base) this.#advance(applied.state);
+          // Another catch-up moved the held state meanwhile: subscribers learn of this commit from a new one.
+          else if (this.#listeners.size > 0) void this.current().catch(() => {});
           if (applied.state.version % this.#checkpointEvery === 0) await this.#checkpoint(applied.state);
           return { version: applied.state.version, snapshots: applied.snapshots };
         }

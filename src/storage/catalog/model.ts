@@ -2,8 +2,11 @@
 // every catalog (memory, Node log files, IndexedDB) stores the same thing.
 import type { FieldJson } from "../../schema/arrow-json.js";
 
-/** A statistics value as JSON: bigints (Int64, timestamps) are tagged so they survive the round trip. */
-export type StatValue = number | string | boolean | { bigint: string };
+/**
+ * A statistics value as JSON: bigints (Int64, timestamps) and the floats JSON cannot hold (±Infinity; JSON
+ * writes them as null) are tagged so they survive the round trip.
+ */
+export type StatValue = number | string | boolean | { bigint: string } | { float: "Infinity" | "-Infinity" };
 
 export interface ColumnStats {
   nullCount: number;
@@ -17,6 +20,8 @@ export interface DataFile {
   sizeBytes: number;
   /** Per top-level scalar column; absent columns are never pruned on. */
   stats: Record<string, ColumnStats>;
+  /** The table's schema version the file was written with (absent: 0, the first). */
+  schemaId?: number;
 }
 
 export type SnapshotOperation = "append" | "overwrite" | "delete";
@@ -36,13 +41,31 @@ export interface Snapshot {
   runId?: string;
   nodeSlug?: string;
   workflowName?: string;
+  /** The table's schema version when the snapshot was committed (absent: 0). */
+  schemaId?: number;
+}
+
+/**
+ * One version of a table's user schema. Columns keep a numeric identity across versions, as Iceberg's
+ * field ids do: a rename keeps the id, so files written before it are still read by identity, not name.
+ */
+export interface SchemaVersion {
+  /** 0 for the schema the table was created with, then one more per evolution. */
+  id: number;
+  fields: FieldJson[];
+  /** Column name -> field id, for every top-level user column of this version. */
+  fieldIds: Record<string, number>;
+  timestampMs: number;
 }
 
 export interface TableMeta {
   namespace: string;
   name: string;
   uuid: string;
+  /** The current user schema (= the newest of `schemas`). */
   schema: FieldJson[];
+  /** Every schema version, oldest first; absent on a table never evolved (see schemaVersionsOf). */
+  schemas?: SchemaVersion[];
   rowLineage: boolean;
   properties: Record<string, string>;
   createdMs: number;
@@ -51,6 +74,13 @@ export interface TableMeta {
 export interface NamespaceEntry {
   name: string;
   createdMs: number;
+}
+
+/** A table's schema versions, oldest first; a table never evolved has one, with field ids 1..n by position. */
+export function schemaVersionsOf(meta: Pick<TableMeta, "schema" | "schemas" | "createdMs">): SchemaVersion[] {
+  if (meta.schemas) return meta.schemas;
+  const fieldIds = Object.fromEntries(meta.schema.map((f, i) => [f.name, i + 1]));
+  return [{ id: 0, fields: meta.schema, fieldIds, timestampMs: meta.createdMs }];
 }
 
 export function tableKey(namespace: string, table: string): string {

@@ -1,6 +1,7 @@
 // The catalog as a pure state machine: `applyOps(state, ops)` checks each op's preconditions against the
 // state and returns the next state. Every catalog implementation commits by writing the ops of version N+1
 // only if no one else did, so replaying a log through applyOps always rebuilds the same state.
+import { crc32 } from "../../avro/crc32.js";
 import { AvaError } from "../../errors.js";
 import type { FieldJson } from "../../schema/arrow-json.js";
 import { TableHistory } from "./history.js";
@@ -8,12 +9,22 @@ import {
   type DataFile,
   type NamespaceEntry,
   type RunRecord,
+  type SchemaVersion,
   type Snapshot,
+  schemaVersionsOf,
   type StreamState,
   type TableMeta,
   tableKey,
 } from "./model.js";
 import { RunLog } from "./run-log.js";
+import {
+  arrayOf,
+  checked,
+  checkpointHeader,
+  recordOf,
+  runRecord,
+  snapshot as snapshotShape,
+} from "./validate.js";
 
 export interface SnapshotDraft {
   id: string;
@@ -38,6 +49,17 @@ export type CatalogOp =
       rowLineage: boolean;
       properties: Record<string, string>;
       timestampMs: number;
+    }
+  | {
+      /**
+       * push() of a changed declaration: the table's next schema version, planned (and judged compatible)
+       * by planEvolution from version `fromSchemaId`. The log records the outcome, so replay never re-judges.
+       */
+      op: "evolveSchema";
+      namespace: string;
+      table: string;
+      fromSchemaId: number;
+      version: SchemaVersion;
     }
   | {
       op: "commitSnapshot";
@@ -171,11 +193,28 @@ function applySnapshot(table: TableState, draft: SnapshotDraft): { table: TableS
     addedRows: sumRows(draft.addedFiles),
     removedRows: sumRows(removed),
     totalRows: (parent?.totalRows ?? 0) - sumRows(removed) + sumRows(draft.addedFiles),
+    schemaId: table.schemas?.at(-1)?.id ?? 0,
   };
   if (draft.runId !== undefined) snapshot.runId = draft.runId;
   if (draft.nodeSlug !== undefined) snapshot.nodeSlug = draft.nodeSlug;
   if (draft.workflowName !== undefined) snapshot.workflowName = draft.workflowName;
   return { table: { ...table, history: table.history.append(snapshot, draft.removeAll === true) }, snapshot };
+}
+
+function evolveSchema(table: TableState, op: Extract<CatalogOp, { op: "evolveSchema" }>): TableState {
+  const versions = schemaVersionsOf(table);
+  const current = versions.at(-1)!;
+  if (current.id !== op.fromSchemaId) {
+    // Another push got there first: a no-op when it evolved the table the same way.
+    if (JSON.stringify(current.fields) === JSON.stringify(op.version.fields)) return table;
+    throw new AvaError(
+      "COMMIT_CONFLICT",
+      `table ${op.namespace}.${op.table} moved to schema version ${current.id} while this push planned from version ${op.fromSchemaId}`,
+    );
+  }
+  if (op.version.id !== current.id + 1)
+    throw new AvaError("INVALID_ARGUMENT", `schema version ${op.version.id} does not follow ${current.id}`);
+  return { ...table, schema: op.version.fields, schemas: [...versions, op.version] };
 }
 
 export function applyOps(
@@ -227,13 +266,17 @@ export function applyOps(
       ) {
         throw new AvaError(
           "SCHEMA_MISMATCH",
-          `table ${key} exists with a different schema or row lineage setting than its declaration (no migration is made)`,
+          `table ${key} exists with a different schema or row lineage setting than its declaration: push() again to evolve it`,
         );
       }
       continue;
     }
     if (!existing)
       throw new AvaError("NOT_FOUND", `table ${key} does not exist; call push() on its namespace first`);
+    if (op.op === "evolveSchema") {
+      tables[key] = evolveSchema(existing, op);
+      continue;
+    }
     const current = existing.history.current?.id ?? null;
     if (op.expectedCurrentId !== undefined && op.expectedCurrentId !== current) {
       throw new AvaError(
@@ -260,6 +303,8 @@ interface CheckpointHeader {
   runsLine?: number;
   streams?: Record<string, StreamState>;
   cursors?: Record<string, string>;
+  /** CRC-32 of each line after the header, so a damaged section is found at open, not when first parsed. */
+  lineCrc?: number[];
 }
 
 export function serializeState(state: CatalogState): Uint8Array {
@@ -270,6 +315,8 @@ export function serializeState(state: CatalogState): Uint8Array {
     tables[key] = { ...meta, length: history.length, current: history.current ?? null, line: lines.length };
   }
   lines.push(JSON.stringify(state.runs));
+  const encoder = new TextEncoder();
+  const encoded = lines.map((l) => encoder.encode(l));
   const header: CheckpointHeader = {
     version: state.version,
     namespaces: state.namespaces,
@@ -277,8 +324,17 @@ export function serializeState(state: CatalogState): Uint8Array {
     runsLine: lines.length,
     streams: { ...state.streams },
     cursors: { ...state.cursors },
+    lineCrc: encoded.map((b) => crc32(b)),
   };
-  return new TextEncoder().encode([JSON.stringify(header), ...lines].join("\n"));
+  const parts = [encoder.encode(JSON.stringify(header)), ...encoded];
+  const out = new Uint8Array(parts.reduce((n, b) => n + b.length + 1, -1));
+  let at = 0;
+  for (const b of parts) {
+    if (at > 0) out[at - 1] = 10;
+    out.set(b, at);
+    at += b.length + 1;
+  }
+  return out;
 }
 
 /** Parses the header now and each table's history on first use; `corrupt` reports a bad section. */
@@ -289,11 +345,19 @@ export function deserializeState(
   const decoder = new TextDecoder();
   const starts = [0];
   for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) starts.push(i + 1);
-  const line = (n: number) =>
-    decoder.decode(bytes.subarray(starts[n], n + 1 < starts.length ? starts[n + 1]! - 1 : bytes.length));
+  const lineBytes = (n: number) =>
+    bytes.subarray(starts[n], n + 1 < starts.length ? starts[n + 1]! - 1 : bytes.length);
+  const line = (n: number) => decoder.decode(lineBytes(n));
   let header: CheckpointHeader;
   try {
-    header = JSON.parse(line(0)) as CheckpointHeader;
+    header = checked<CheckpointHeader>(JSON.parse(line(0)), checkpointHeader, "header");
+    if (header.lineCrc) {
+      if (header.lineCrc.length !== starts.length - 1)
+        throw new Error(`${starts.length - 1} sections where the header lists ${header.lineCrc.length}`);
+      header.lineCrc.forEach((crc, i) => {
+        if (crc32(lineBytes(i + 1)) !== crc) throw new Error(`section ${i + 1} fails its CRC-32`);
+      });
+    }
   } catch (cause) {
     throw corrupt("its header", cause);
   }
@@ -301,7 +365,7 @@ export function deserializeState(
   for (const [key, { length, current, line: n, ...meta }] of Object.entries(header.tables)) {
     const load = () => {
       try {
-        return JSON.parse(line(n)) as Snapshot[];
+        return checked<Snapshot[]>(JSON.parse(line(n)), arrayOf(snapshotShape), "snapshots");
       } catch (cause) {
         throw corrupt(`the history of table ${key}`, cause);
       }
@@ -314,7 +378,11 @@ export function deserializeState(
       ? RunLog.empty()
       : RunLog.lazy(() => {
           try {
-            return JSON.parse(line(runsLine)) as Record<string, RunRecord>;
+            return checked<Record<string, RunRecord>>(
+              JSON.parse(line(runsLine)),
+              recordOf(runRecord),
+              "runs",
+            );
           } catch (cause) {
             throw corrupt("its recorded runs", cause);
           }

@@ -8,6 +8,8 @@ import type { FileInfo, FileStore, Storage } from "../types.js";
 interface MemoryData {
   files: Map<string, { bytes: Uint8Array; modifiedMs: number }>;
   log: string[];
+  /** Every storage instance of this id watching the log (see CatalogLog.watch). */
+  watchers: Set<() => void>;
 }
 
 const registry = new Map<string, MemoryData>();
@@ -47,11 +49,13 @@ class MemoryLog implements CatalogLog {
     return this.data.log.slice(version - 1);
   }
   async stage(entry: string) {
-    const log = this.data.log;
+    const { log, watchers } = this.data;
     return {
       async publish(version: number) {
         if (log.length !== version - 1) return false;
         log.push(entry);
+        // Told after the commit returns, as another context would be.
+        for (const w of watchers) queueMicrotask(w);
         return true;
       },
       async discard() {},
@@ -64,6 +68,14 @@ class MemoryLog implements CatalogLog {
   async vacuum() {
     return [];
   }
+  watch(onChange: () => void) {
+    const watchers = this.data.watchers;
+    const watcher = () => onChange();
+    watchers.add(watcher);
+    return () => {
+      watchers.delete(watcher);
+    };
+  }
 }
 
 export interface MemoryStorageOptions {
@@ -74,7 +86,7 @@ export interface MemoryStorageOptions {
 export function memoryStorage({ id = ulid() }: MemoryStorageOptions = {}): Storage {
   let data = registry.get(id);
   if (!data) {
-    data = { files: new Map(), log: [] };
+    data = { files: new Map(), log: [], watchers: new Set() };
     registry.set(id, data);
   }
   return {

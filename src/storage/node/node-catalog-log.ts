@@ -5,7 +5,8 @@
 import { randomUUID } from "node:crypto";
 import { link, mkdir, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import type { CatalogLog, StagedEntry } from "../catalog/log-catalog.js";
+import { type CatalogLog, logGap, type StagedEntry } from "../catalog/log-catalog.js";
+import { watchFolder } from "./catalog-watch.js";
 import { ioError, writeNewFile } from "./paths.js";
 
 const pad = (v: number) => String(v).padStart(20, "0");
@@ -15,10 +16,12 @@ export class NodeCatalogLog implements CatalogLog {
   readonly #checkpointDir: string;
   readonly #tmpDir: string;
   #ready: Promise<unknown> | undefined;
+  #listed = false;
 
   constructor(
     root: string,
     private readonly fsync: boolean,
+    private readonly pollMs = 1000,
   ) {
     this.#logDir = join(root, "_catalog", "log");
     this.#checkpointDir = join(root, "_catalog", "checkpoints");
@@ -36,19 +39,68 @@ export class NodeCatalogLog implements CatalogLog {
     const entries: string[] = [];
     // Probing the next name is cheaper than listing a folder of thousands of entries.
     for (let v = version; ; v++) {
-      try {
-        entries.push(await readFile(join(this.#logDir, `${pad(v)}.json`), "utf8"));
-      } catch (err) {
-        if ((err as { code?: string }).code === "ENOENT") return entries;
-        throw ioError(err, `reading catalog entry ${v}`);
+      const text = await this.#read(v);
+      if (text !== undefined) {
+        entries.push(text);
+        continue;
       }
+      const later = await this.#laterEntry(v);
+      if (later === undefined) return entries;
+      // A writer may have published v (and v + 1) since the probe: only an entry still missing is a gap.
+      const again = await this.#read(v);
+      if (again === undefined) throw logGap(v, later);
+      entries.push(again);
     }
+  }
+
+  entryName(version: number): string {
+    return `_catalog/log/${pad(version)}.json`;
+  }
+
+  async #read(v: number): Promise<string | undefined> {
+    try {
+      return await readFile(join(this.#logDir, `${pad(v)}.json`), "utf8");
+    } catch (err) {
+      if ((err as { code?: string }).code === "ENOENT") return undefined;
+      throw ioError(err, `reading catalog entry ${v}`);
+    }
+  }
+
+  /**
+   * An entry past `missing`, if any. The first look of this instance lists the folder (finding any hole);
+   * later ones probe the next name only (finding a hole that opened since), which keeps catch-ups cheap.
+   */
+  async #laterEntry(missing: number): Promise<number | undefined> {
+    if (this.#listed) {
+      return (await this.#read(missing + 1)) === undefined ? undefined : missing + 1;
+    }
+    let names: string[];
+    try {
+      names = await readdir(this.#logDir);
+    } catch (err) {
+      if ((err as { code?: string }).code === "ENOENT") return undefined;
+      throw ioError(err, "listing the catalog log");
+    }
+    this.#listed = true;
+    let later: number | undefined;
+    for (const n of names) {
+      if (!/^\d{20}\.json$/.test(n)) continue;
+      const v = Number(n.slice(0, 20));
+      if (v > missing && (later === undefined || v < later)) later = v;
+    }
+    return later;
   }
 
   async #writeTemp(text: string | Uint8Array): Promise<string> {
     await this.#dirs();
     const tmp = join(this.#tmpDir, `${randomUUID()}.tmp`);
-    await writeNewFile(tmp, text, this.fsync);
+    try {
+      await writeNewFile(tmp, text, this.fsync);
+    } catch (err) {
+      // A full disk fails the write after the file was created: leave no empty temp file behind.
+      await unlink(tmp).catch(() => {});
+      throw err;
+    }
     return tmp;
   }
 
@@ -95,6 +147,10 @@ export class NodeCatalogLog implements CatalogLog {
     } catch (err) {
       throw ioError(err, `writing catalog checkpoint ${version}`);
     }
+  }
+
+  watch(onChange: () => void): () => void {
+    return watchFolder({ folder: this.#logDir, ready: this.#dirs(), pollMs: this.pollMs }, onChange);
   }
 
   async vacuum(olderThanMs: number): Promise<string[]> {

@@ -13,13 +13,18 @@ export interface NodeStorageOptions {
    * not only a crashed process (which needs no fsync). Default true.
    */
   fsync?: boolean;
+  /**
+   * For subscribe(): how often (ms) to look for other processes' commits besides watching the catalog
+   * folder with fs.watch, which some filesystems do not support. Default 1000.
+   */
+  pollMs?: number;
 }
 
-export function nodeStorage({ root, fsync = true }: NodeStorageOptions): Storage {
+export function nodeStorage({ root, fsync = true, pollMs = 1000 }: NodeStorageOptions): Storage {
   const abs = resolve(root);
   return {
     descriptor: { kind: "node", root: abs },
     files: new NodeFileStore(abs, fsync),
-    catalog: new LogCatalog(new NodeCatalogLog(abs, fsync)),
+    catalog: new LogCatalog(new NodeCatalogLog(abs, fsync, pollMs)),
   };
 }
