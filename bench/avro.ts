@@ -7,6 +7,7 @@ import { join } from "node:path";
 import avsc from "avsc";
 import * as ava from "../src/node.js";
 import { avroRecords, POINTS, RECORDS } from "./avro-data.js";
+import { benchAvroWriter } from "./avro-writer.js";
 import { type Avsc, avscPeer } from "./avsc-blocks.js";
 import { runBenchPage } from "./browser-page.js";
 import { median, printTable, type Row, rate, ratio, repeat } from "./lib.js";
@@ -103,6 +104,8 @@ async function benchAvsc(records: ava.avro.AvroStreamRecord[]) {
 }
 
 export async function benchAvro(): Promise<void> {
+  await benchAvroWriter();
+  if (process.env.BENCH_AVRO === "writer") return; // the writer and avroStreamToArrow alone
   const records = avroRecords();
   const ours = await benchOurs(records);
   const peer = await benchAvsc(records);

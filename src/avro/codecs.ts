@@ -95,17 +95,40 @@ export async function decompress(
   if (codec === "null") return data;
   if (codec === "snappy") return unsnappy(data, limit, at, into);
   if (codec === "zstandard") return unzstd(data, limit, at);
-  let out: Uint8Array | undefined;
+  const out = await inflate(data, limit, at);
+  if (!out)
+    throw new AvaError("AVRO_CORRUPT", `${at}: decompresses past ${limit} bytes (the block limit): refused`);
+  return out;
+}
+
+/** Trailing bytes after the end of a DEFLATE stream that are read past, as Apache Avro's Java and C do. */
+const MAX_TRAILING_BYTES = 16;
+
+/**
+ * Raw DEFLATE, ignoring bytes after the end of the stream. Apache Avro's Python writer leaves the first
+ * bytes of zlib's Adler-32 trailer there (`zlib.compress(data)[2:-1]`); Node's DecompressionStream reads
+ * past them, Chromium's refuses them ("Junk found after end of compressed data"). So when a block fails,
+ * it is tried again without its last 1..16 bytes — Python's 3 first: the first that decodes whole is the
+ * stream itself (a cut stream never decodes, so only a whole stream followed by junk can pass), and a
+ * block that never decodes is refused with its first error.
+ */
+async function inflate(data: Uint8Array, limit: number, at: string): Promise<Uint8Array | undefined> {
   try {
-    out = await pipe(data, new DecompressionStream("deflate-raw"), limit);
+    return await pipe(data, new DecompressionStream("deflate-raw"), limit);
   } catch (cause) {
+    const tries = [3, ...Array.from({ length: MAX_TRAILING_BYTES }, (_, i) => i + 1).filter((k) => k !== 3)];
+    for (const k of tries) {
+      if (k >= data.length) break;
+      try {
+        return await pipe(data.subarray(0, data.length - k), new DecompressionStream("deflate-raw"), limit);
+      } catch {
+        // not this many trailing bytes
+      }
+    }
     throw new AvaError("AVRO_CORRUPT", `${at}: the deflate data is corrupt (${(cause as Error).message})`, {
       cause,
     });
   }
-  if (!out)
-    throw new AvaError("AVRO_CORRUPT", `${at}: decompresses past ${limit} bytes (the block limit): refused`);
-  return out;
 }
 
 function unsnappy(data: Uint8Array, limit: number, at: string, into?: (n: number) => Uint8Array): Uint8Array {

@@ -24,9 +24,12 @@ export interface RawBlock {
 export interface ContainerLimits {
   /** Largest block (compressed or not) accepted, in bytes. Default 64 MiB. */
   maxBlockBytes?: number;
+  /** Largest header (magic, metadata, sync) accepted, in bytes. Default 16 MiB. */
+  maxHeaderBytes?: number;
 }
 
 export const DEFAULT_MAX_BLOCK_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_HEADER_BYTES = 16 * 1024 * 1024;
 
 export function encodeHeader(metadata: Record<string, string>, sync: Uint8Array): Uint8Array {
   const w = new ByteWriter();
@@ -65,29 +68,53 @@ export function encodeBlock(count: number, data: Uint8Array, sync: Uint8Array): 
 }
 
 export class ContainerReader {
+  /** The bytes not consumed yet: the caller's chunk itself, or a view of #own. */
   #buf: Uint8Array = new Uint8Array(0);
+  /** A buffer of ours that #buf may end inside of, with room after it for the next chunks. */
+  #own: Uint8Array | undefined;
   /** File offset of #buf[0]. */
   #base = 0;
   #header: ContainerHeader | undefined;
   readonly #maxBlockBytes: number;
+  readonly #maxHeaderBytes: number;
 
-  constructor({ maxBlockBytes = DEFAULT_MAX_BLOCK_BYTES }: ContainerLimits = {}) {
+  constructor({
+    maxBlockBytes = DEFAULT_MAX_BLOCK_BYTES,
+    maxHeaderBytes = DEFAULT_MAX_HEADER_BYTES,
+  }: ContainerLimits = {}) {
     this.#maxBlockBytes = maxBlockBytes;
+    this.#maxHeaderBytes = maxHeaderBytes;
   }
 
   get header(): ContainerHeader | undefined {
     return this.#header;
   }
 
+  /**
+   * Adds a chunk. The pending bytes live in a buffer with room to spare, grown to twice what they need
+   * whenever it is full, so each byte is copied a bounded number of times however small the chunks (a
+   * buffer rebuilt for every chunk made reading a large block quadratic). Views handed out stay valid:
+   * bytes are only ever written past the end of what is pending, and a grown buffer is a new one.
+   */
   append(chunk: Uint8Array): void {
-    if (this.#buf.length === 0) {
-      this.#buf = chunk;
+    const pending = this.#buf;
+    if (pending.length === 0) {
+      this.#buf = chunk; // the usual case for whole buffers: no copy at all
+      this.#own = undefined;
       return;
     }
-    const next = new Uint8Array(this.#buf.length + chunk.length);
-    next.set(this.#buf);
-    next.set(chunk, this.#buf.length);
-    this.#buf = next;
+    const own = this.#own;
+    const end = pending.byteOffset + pending.length;
+    if (own && pending.buffer === own.buffer && end + chunk.length <= own.byteOffset + own.length) {
+      own.set(chunk, end - own.byteOffset);
+      this.#buf = new Uint8Array(own.buffer, pending.byteOffset, pending.length + chunk.length);
+      return;
+    }
+    const next = new Uint8Array(Math.max(2 * (pending.length + chunk.length), 1 << 16));
+    next.set(pending);
+    next.set(chunk, pending.length);
+    this.#own = next;
+    this.#buf = next.subarray(0, pending.length + chunk.length);
   }
 
   #consume(n: number): void {
@@ -104,9 +131,11 @@ export class ContainerReader {
       if (!MAGIC.every((b, i) => magic[i] === b))
         throw new AvaError("AVRO_CORRUPT", "not an Avro object container file: wrong magic at byte 0");
       const metadata = new Map<string, Uint8Array>();
-      for (let n = r.blockCount("metadata", 2); n > 0; n = r.blockCount("metadata", 2)) {
+      for (let n = this.#metadataCount(r); n > 0; n = this.#metadataCount(r)) {
         for (let i = 0; i < n; i++) {
+          this.#boundField(r, "metadata key");
           const key = r.string("metadata key");
+          this.#boundField(r, "metadata value");
           metadata.set(key, r.bytesField("metadata value").slice());
         }
       }
@@ -115,9 +144,35 @@ export class ContainerReader {
       this.#consume(r.pos);
       return this.#header;
     } catch (err) {
-      if (r.truncated) return undefined; // more bytes may come; finish() reports a cut file
-      throw err;
+      if (!r.truncated) throw err;
+      if (this.#buf.length >= this.#maxHeaderBytes) this.#headerTooLong(`${this.#buf.length} bytes`);
+      return undefined; // more bytes may come; finish() reports a cut file
     }
+  }
+
+  #headerTooLong(what: string): never {
+    throw new AvaError(
+      "AVRO_CORRUPT",
+      `the header would take ${what}, over the ${this.#maxHeaderBytes}-byte limit: not a stream file (or a damaged one)`,
+    );
+  }
+
+  /** A metadata block's entry count, refused at once when its entries could not fit the header limit. */
+  #metadataCount(r: ByteReader): number {
+    const at = r.pos;
+    const count = Math.abs(r.long()); // a negative count is followed by a size, which blockCount reads
+    if (at + 2 * count > this.#maxHeaderBytes) this.#headerTooLong(`${count} metadata entries`);
+    r.pos = at;
+    return r.blockCount("metadata", 2);
+  }
+
+  /** Refuses a key or value whose declared length runs past the header limit, before waiting for it. */
+  #boundField(r: ByteReader, what: string): void {
+    const at = r.pos;
+    const n = r.long();
+    if (r.pos + n > this.#maxHeaderBytes)
+      this.#headerTooLong(`a ${n}-byte ${what} at byte ${this.#base + at}`);
+    r.pos = at;
   }
 
   /** The next whole block; undefined while more bytes are needed (or at a clean end). */

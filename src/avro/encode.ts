@@ -1,16 +1,86 @@
-// Records -> a complete Avro stream file: the seed's schema text, a random sync marker, blocks of records
-// compressed with the chosen codec. (The batching writer, `createWriter`, builds on this.)
+// Records -> Avro stream blocks and files: the seed's schema text, a random sync marker, blocks of records
+// compressed with the chosen codec. One block encoder serves both `encodeAvroStream` (a whole file in one
+// buffer) and the streaming writer (`createWriter`, one pooled buffer per block).
 import { ByteWriter } from "./binary.js";
 import { type AvroCodec, checkCodec, compress } from "./codecs.js";
 import { BLOCK_HEAD_MAX, blockHead, blockParts, encodeHeader } from "./container.js";
 import { type AvroStreamRecord, writeRecord } from "./record.js";
-import { AVRO_STREAM_SCHEMA_TEXT, SEED_BRANCH } from "./schema.js";
+import { AVRO_STREAM_SCHEMA_TEXT, SEED_BRANCH, type ValueKind } from "./schema.js";
 import { ScratchBytes } from "../util/bytes.js";
 
 export interface EncodeOptions {
   codec?: AvroCodec;
   /** Records per block. Default 64. */
   recordsPerBlock?: number;
+}
+
+const branchOf = (kind: ValueKind) => SEED_BRANCH[kind];
+
+/** The file header our writers emit: the seed's schema text and the codec. */
+export function streamHeader(codec: AvroCodec, sync: Uint8Array): Uint8Array {
+  return encodeHeader({ "avro.schema": AVRO_STREAM_SCHEMA_TEXT, "avro.codec": codec }, sync);
+}
+
+/**
+ * Appends blocks to `out`. With the null codec records are written straight into `out`: each block leaves
+ * a gap for its count and size, closed once they are known, so no block is copied and no intermediate
+ * buffer is allocated (fresh large allocations cost more in page faults than the copies). With a codec,
+ * records go into one reused block buffer, are compressed into one reused scratch buffer, and the result is
+ * copied into `out` at once: fresh buffers would be fresh memory to page in for every block.
+ */
+export class BlockEncoder {
+  readonly #records: ByteWriter | undefined;
+  readonly #scratch = new ScratchBytes();
+  #count = 0;
+  #blockAt = 0;
+
+  constructor(
+    readonly codec: AvroCodec,
+    readonly sync: Uint8Array,
+    readonly out: ByteWriter = new ByteWriter(1 << 16),
+  ) {
+    this.#records = codec === "null" ? undefined : new ByteWriter(1 << 16);
+  }
+
+  /** Records in the open block. */
+  get count(): number {
+    return this.#count;
+  }
+
+  add(rec: AvroStreamRecord): void {
+    if (this.#records) writeRecord(this.#records, rec, branchOf);
+    else {
+      if (this.#count === 0) {
+        this.#blockAt = this.out.length;
+        this.out.skip(BLOCK_HEAD_MAX); // room for the block head, closed up once count and size are known
+      }
+      writeRecord(this.out, rec, branchOf);
+    }
+    this.#count++;
+  }
+
+  /** Closes the open block into `out` (nothing when it is empty). Synchronous with the null codec. */
+  end(): Promise<void> | undefined {
+    const count = this.#count;
+    if (count === 0) return undefined;
+    this.#count = 0;
+    const records = this.#records;
+    if (!records) {
+      const { out } = this;
+      out.closeGap(
+        this.#blockAt,
+        BLOCK_HEAD_MAX,
+        blockHead(count, out.length - this.#blockAt - BLOCK_HEAD_MAX),
+      );
+      out.raw(this.sync);
+      return undefined;
+    }
+    const append = (data: Uint8Array) => {
+      for (const part of blockParts(count, data, this.sync)) this.out.raw(part);
+      records.reset();
+    };
+    return compress(this.codec, records.view(), (n) => this.#scratch.take(n)).then(append);
+  }
 }
 
 /** An upper bound of the file's size when the records are an array (so the output never grows). */
@@ -26,57 +96,20 @@ function sizeHint(records: Iterable<AvroStreamRecord>): number {
   return bytes;
 }
 
-/**
- * The whole file in one buffer. With the null codec records are written straight into it: each block
- * leaves a gap for its count and size, closed once they are known, so no block is copied and no
- * intermediate buffer is allocated (fresh large allocations cost more in page faults than the copies).
- * Compressed blocks are built apart and appended. The result may be a view into a larger buffer.
- */
+/** The whole file in one buffer. The result may be a view into a larger buffer. */
 export async function encodeAvroStream(
   records: Iterable<AvroStreamRecord>,
   { codec = "null", recordsPerBlock = 64 }: EncodeOptions = {},
 ): Promise<Uint8Array> {
   checkCodec(codec, "encodeAvroStream's codec");
   const sync = crypto.getRandomValues(new Uint8Array(16));
-  const branchOf = (kind: keyof typeof SEED_BRANCH) => SEED_BRANCH[kind];
   const out = new ByteWriter(codec === "null" ? sizeHint(records) : 1 << 16);
-  out.raw(encodeHeader({ "avro.schema": AVRO_STREAM_SCHEMA_TEXT, "avro.codec": codec }, sync));
-  if (codec === "null") {
-    let count = 0;
-    let blockAt = 0;
-    const close = () => {
-      if (count === 0) return;
-      out.closeGap(blockAt, BLOCK_HEAD_MAX, blockHead(count, out.length - blockAt - BLOCK_HEAD_MAX));
-      out.raw(sync);
-      count = 0;
-    };
-    for (const rec of records) {
-      if (count === 0) {
-        blockAt = out.length;
-        out.skip(BLOCK_HEAD_MAX); // room for the block head, closed up once count and size are known
-      }
-      writeRecord(out, rec, branchOf);
-      if (++count >= recordsPerBlock) close();
-    }
-    close();
-    return out.view();
-  }
-  // One block buffer and one compression buffer serve every block, each compressed block being copied
-  // into the output at once: fresh buffers would be fresh memory to page in for every block.
-  const w = new ByteWriter();
-  const scratch = new ScratchBytes();
-  let count = 0;
-  const flush = async () => {
-    if (count === 0) return;
-    for (const part of blockParts(count, await compress(codec, w.view(), (n) => scratch.take(n)), sync))
-      out.raw(part);
-    w.reset();
-    count = 0;
-  };
+  out.raw(streamHeader(codec, sync));
+  const blocks = new BlockEncoder(codec, sync, out);
   for (const rec of records) {
-    writeRecord(w, rec, branchOf);
-    if (++count >= recordsPerBlock) await flush();
+    blocks.add(rec);
+    if (blocks.count >= recordsPerBlock) await blocks.end();
   }
-  await flush();
+  await blocks.end();
   return out.view();
 }

@@ -4,7 +4,12 @@
 import { AvaError } from "../errors.js";
 import { ByteReader } from "./binary.js";
 import { type AvroReadCodec, checkReadCodec, decompress } from "./codecs.js";
-import { type ContainerLimits, ContainerReader, DEFAULT_MAX_BLOCK_BYTES } from "./container.js";
+import {
+  type ContainerLimits,
+  ContainerReader,
+  DEFAULT_MAX_BLOCK_BYTES,
+  DEFAULT_MAX_HEADER_BYTES,
+} from "./container.js";
 import { TypedArena } from "./arena.js";
 import { type AvroStreamRecord, readRecord } from "./record.js";
 import { resolveStreamSchema, type StreamSchema } from "./schema.js";
@@ -61,7 +66,10 @@ export interface AvroStreamFile {
 /** Opens a file: reads up to the end of its header, resolves its schema and codec. */
 export async function openAvroStream(source: AvroSource, options: ReadOptions = {}): Promise<AvroStreamFile> {
   const maxBlockBytes = options.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES;
-  const container = new ContainerReader({ maxBlockBytes });
+  const container = new ContainerReader({
+    maxBlockBytes,
+    maxHeaderBytes: options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES,
+  });
   const input = chunks(source);
   let ended = false;
   const feed = async (): Promise<boolean> => {

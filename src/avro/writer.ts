@@ -1,14 +1,14 @@
 // `createWriter(sink, options)`: the enqueue API of nominal-streaming, writing an Avro stream file. Points
-// are buffered per series (channel, tags) — one value type per series within a batch — and written as one
-// block per flush: when `maxBatchPoints` are pending, `maxDelayMs` after the first pending point, or on
-// flush()/close(). A bad call is refused before any of its points are buffered. A failed background flush
-// is latched and reported by the next call.
+// are buffered column by column per series (channel, tags) — one value type per series while points are
+// pending — and written when `maxBatchPoints` are pending, `maxDelayMs` after the first pending point, or
+// on flush()/close(), as blocks of at most `maxBatchPoints` points. A bad call is refused before any of its
+// points are buffered. A failed background write is latched and reported by the next call.
 import { AvaError, toAvaError } from "../errors.js";
 import { ByteWriter } from "./binary.js";
-import { type AvroCodec, checkCodec, compress } from "./codecs.js";
-import { encodeBlock, encodeHeader } from "./container.js";
-import { type AvroValue, writeRecord } from "./record.js";
-import { AVRO_STREAM_SCHEMA_TEXT, SEED_BRANCH, type ValueKind } from "./schema.js";
+import { type AvroCodec, checkCodec } from "./codecs.js";
+import { BlockEncoder, streamHeader } from "./encode.js";
+import { Series } from "./series.js";
+import type { ValueKind } from "./schema.js";
 import { concatBytes } from "../util/bytes.js";
 import {
   checkTags,
@@ -20,6 +20,10 @@ import {
   toNanos,
 } from "./values.js";
 
+/**
+ * Where the file goes. `write` gets each piece once; the bytes may be reused by the writer once the
+ * returned promise settles, so a sink that keeps them copies them.
+ */
 export interface AvroSink {
   write(bytes: Uint8Array): Promise<void>;
   close?(): Promise<void>;
@@ -28,7 +32,7 @@ export interface AvroSink {
 export interface WriterOptions {
   /** Block codec. Default "snappy", as nominal-streaming writes. */
   codec?: AvroCodec;
-  /** Flush once this many points are pending. Default 250,000 (nominal-streaming's request size). */
+  /** Flush once this many points are pending; no block holds more. Default 250,000 (nominal-streaming's request size). */
   maxBatchPoints?: number;
   /** Flush this long after the first pending point. Default 100 ms. */
   maxDelayMs?: number;
@@ -36,32 +40,52 @@ export interface WriterOptions {
   timestampUnit?: TimestampUnit;
 }
 
-/** A checked batch, ready to join its series. */
-interface PreparedBatch {
-  key: string;
-  channel: string;
-  tags: Record<string, string>;
-  kind: ValueKind;
-  timestamps: bigint[];
-  values: AvroValue[];
+type Values = readonly StreamValue[] | Float64Array | BigInt64Array;
+
+/** Blocks are cut at this many points whatever maxBatchPoints says, so that readers' block limit holds. */
+const MAX_BLOCK_POINTS = 1 << 20;
+/** Up to this many tag sets on one channel, a call finds its series by comparing tags; past it, by key. */
+const FEW_TAG_SETS = 8;
+/** Block buffers kept for reuse; more are made while the sink is slow, and dropped once written. */
+const POOLED_BLOCKS = 4;
+
+function refuse(detail: string): never {
+  throw new AvaError("INVALID_ARGUMENT", `${detail}; nothing was enqueued`);
 }
 
-interface Series {
-  channel: string;
-  tags: Record<string, string>;
-  kind: ValueKind;
-  timestamps: bigint[];
-  values: AvroValue[];
+const whereOf = (channel: string) => `channel ${JSON.stringify(channel)}`;
+
+/** Names a point in a refusal. (Built only to refuse: hot paths create no strings and no closures.) */
+const pointOf = (channel: string, i: number) => `${whereOf(channel)} point ${i}`;
+
+/** The kind of one value, without boxing numbers and bigints. */
+function kindOf(v: unknown, channel: string, i: number): ValueKind {
+  if (typeof v === "number") return "double";
+  if (typeof v === "bigint") return "long";
+  return classify(v, pointOf(channel, i)).kind;
+}
+
+/** Refuses point `i` of a batch of `s.kind` values: it has no type, or another one. */
+function mixed(s: Series, channel: string, v: unknown, i: number): never {
+  const kind = kindOf(v, channel, i); // refuses what has no type at all
+  return refuse(
+    `${whereOf(channel)}: point ${i} is a ${kindName(kind)} in a batch of ${kindName(s.kind)} values`,
+  );
 }
 
 export class AvroStreamWriter {
   readonly #sink: AvroSink;
   readonly #codec: AvroCodec;
   readonly #maxBatchPoints: number;
+  readonly #blockPoints: number;
   readonly #maxDelayMs: number;
   readonly #unit: TimestampUnit | undefined;
   readonly #sync = crypto.getRandomValues(new Uint8Array(16));
-  #series = new Map<string, Series>();
+  /** Series by key (channel and sorted tags), in order of first arrival. */
+  readonly #series = new Map<string, Series>();
+  /** The series of each channel: a call finds its own among a few by comparing tags, building no key. */
+  readonly #ofChannel = new Map<string, Series[]>();
+  readonly #pool: BlockEncoder[] = [];
   #pending = 0;
   #headerWritten = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -70,12 +94,20 @@ export class AvroStreamWriter {
   #closed = false;
 
   constructor(
-    sink: AvroSink,
+    sink: AvroSink | WritableStream<Uint8Array>,
     { codec = "snappy", maxBatchPoints = 250_000, maxDelayMs = 100, timestampUnit }: WriterOptions = {},
   ) {
-    this.#sink = sink;
+    this.#sink = toSink(sink);
     this.#codec = checkCodec(codec, "createWriter's codec");
+    if (!Number.isSafeInteger(maxBatchPoints) || maxBatchPoints < 1)
+      throw new AvaError(
+        "INVALID_ARGUMENT",
+        `createWriter: maxBatchPoints ${maxBatchPoints} is not a positive integer`,
+      );
+    if (!(maxDelayMs >= 0))
+      throw new AvaError("INVALID_ARGUMENT", `createWriter: maxDelayMs ${maxDelayMs} is not a duration`);
     this.#maxBatchPoints = maxBatchPoints;
+    this.#blockPoints = Math.min(maxBatchPoints, MAX_BLOCK_POINTS);
     this.#maxDelayMs = maxDelayMs;
     this.#unit = timestampUnit;
   }
@@ -85,20 +117,154 @@ export class AvroStreamWriter {
     if (this.#closed) throw new AvaError("INVALID_ARGUMENT", "the writer is closed");
   }
 
-  /** One point. */
-  enqueue(channel: string, timestamp: Timestamp, value: StreamValue, tags?: Record<string, string>): void {
-    this.enqueueBatch(channel, [timestamp], [value], tags);
+  /** The series of (channel, tags) for values of `kind`: possibly new and not yet registered. */
+  #seriesFor(channel: string, tags: Record<string, string> | undefined, kind: ValueKind): Series {
+    let s: Series | undefined;
+    const known = this.#ofChannel.get(channel);
+    if (known !== undefined && known.length <= FEW_TAG_SETS) {
+      for (let i = 0; i < known.length; i++) {
+        if (known[i]!.hasTags(tags)) {
+          s = known[i];
+          break;
+        }
+      }
+    }
+    if (s === undefined) {
+      if (typeof channel !== "string" || channel === "") refuse("a channel name must be a non-empty string");
+      const t = checkTags(tags, whereOf(channel));
+      const key = JSON.stringify([channel, Object.entries(t).sort(([a], [b]) => (a < b ? -1 : 1))]);
+      s = this.#series.get(key) ?? new Series(key, channel, { ...t }, kind);
+    }
+    if (s.kind !== kind) {
+      if (s.length > 0)
+        refuse(
+          `${whereOf(channel)}: ${kindName(kind)} values while ${kindName(s.kind)} values of the same channel and tags are pending`,
+        );
+      s.setKind(kind);
+    }
+    return s;
   }
 
-  /** Points of one channel: parallel timestamps and values, all of one type. */
+  /** Keeps what a call staged: registers a new series, counts the points, flushes when due. */
+  #commit(s: Series, n: number): void {
+    if (!s.registered) {
+      this.#series.set(s.key, s);
+      const known = this.#ofChannel.get(s.channel);
+      if (known) known.push(s);
+      else this.#ofChannel.set(s.channel, [s]);
+      s.registered = true;
+    }
+    s.commit(n);
+    this.#pending += n;
+  }
+
+  #afterCommit(): void {
+    if (this.#pending >= this.#maxBatchPoints) void this.#flushInBackground();
+    else this.#timer ??= setTimeout(() => void this.#flushInBackground(), this.#maxDelayMs);
+  }
+
+  /** One point. */
+  enqueue(channel: string, timestamp: Timestamp, value: StreamValue, tags?: Record<string, string>): void {
+    this.#check();
+    this.#commit(this.#stageOne(channel, timestamp, value, tags), 1);
+    this.#afterCommit();
+  }
+
+  /** Stages one point past its series' length; names the point only when refusing it. */
+  #stageOne(
+    channel: string,
+    timestamp: Timestamp,
+    value: StreamValue,
+    tags: Record<string, string> | undefined,
+  ): Series {
+    const s = this.#seriesFor(channel, tags, kindOf(value, channel, 0));
+    s.reserve(1);
+    const at = s.length;
+    if (typeof timestamp === "bigint") {
+      s.times[at] = timestamp; // wraps silently past 64 bits: read back to know
+      if (s.times[at] !== timestamp)
+        refuse(`${pointOf(channel, 0)}: timestamp ${timestamp} is outside 64 bits`);
+    } else s.times[at] = toNanos(timestamp, this.#unit, pointOf(channel, 0));
+    if (s.kind === "double") s.doubles[at] = value as number;
+    else if (s.kind === "long") {
+      s.longs[at] = value as bigint;
+      if (s.longs[at] !== value) refuse(`${pointOf(channel, 0)}: ${value} is outside 64 bits`);
+    } else s.items[at] = classify(value, pointOf(channel, 0)).value;
+    return s;
+  }
+
+  /** Points of one channel: parallel timestamps and values, all of one type, as many as you like. */
   enqueueBatch(
     channel: string,
     timestamps: readonly Timestamp[] | BigInt64Array,
-    values: readonly StreamValue[] | Float64Array,
+    values: Values,
     tags?: Record<string, string>,
   ): void {
     this.#check();
-    this.#add(this.#prepare(channel, timestamps, values, tags));
+    const n = timestamps.length;
+    if (n === 0 || values.length === 0) refuse(`${whereOf(channel)}: an empty batch`);
+    if (n !== values.length) refuse(`${whereOf(channel)}: ${n} timestamps but ${values.length} values`);
+    const kind =
+      values instanceof Float64Array
+        ? "double"
+        : values instanceof BigInt64Array
+          ? "long"
+          : kindOf(values[0], channel, 0);
+    const s = this.#seriesFor(channel, tags, kind);
+    s.reserve(n);
+    try {
+      this.#stageTimes(s, timestamps, channel);
+      this.#stageValues(s, values, channel);
+    } catch (err) {
+      s.abort();
+      throw err;
+    }
+    this.#commit(s, n);
+    this.#afterCommit();
+  }
+
+  #stageTimes(s: Series, timestamps: readonly Timestamp[] | BigInt64Array, channel: string): void {
+    const at = s.length;
+    const times = s.times;
+    if (timestamps instanceof BigInt64Array) {
+      times.set(timestamps, at);
+      return;
+    }
+    for (let i = 0; i < timestamps.length; i++) {
+      const t = timestamps[i]!;
+      if (typeof t === "bigint") {
+        times[at + i] = t; // wraps silently past 64 bits: read back to know
+        if (times[at + i] !== t) refuse(`${pointOf(channel, i)}: timestamp ${t} is outside 64 bits`);
+      } else times[at + i] = toNanos(t, this.#unit, pointOf(channel, i));
+    }
+  }
+
+  #stageValues(s: Series, values: Values, channel: string): void {
+    const at = s.length;
+    if (values instanceof Float64Array) s.doubles.set(values, at);
+    else if (values instanceof BigInt64Array) s.longs.set(values, at);
+    else if (s.kind === "double") {
+      const out = s.doubles;
+      for (let i = 0; i < values.length; i++) {
+        const v = values[i];
+        if (typeof v !== "number") mixed(s, channel, v, i);
+        out[at + i] = v as number;
+      }
+    } else if (s.kind === "long") {
+      const out = s.longs;
+      for (let i = 0; i < values.length; i++) {
+        const v = values[i];
+        if (typeof v !== "bigint") mixed(s, channel, v, i);
+        out[at + i] = v as bigint;
+        if (out[at + i] !== v) refuse(`${pointOf(channel, i)}: ${v} is outside 64 bits`);
+      }
+    } else {
+      for (let i = 0; i < values.length; i++) {
+        const v = classify(values[i], pointOf(channel, i));
+        if (v.kind !== s.kind) mixed(s, channel, values[i], i);
+        s.items[at + i] = v.value;
+      }
+    }
   }
 
   /** One timestamp, several channels: every channel is checked before any is enqueued. */
@@ -108,118 +274,94 @@ export class AvroStreamWriter {
     tags?: Record<string, string>,
   ): void {
     this.#check();
-    const entries = Object.entries(values);
-    if (entries.length === 0)
-      throw new AvaError("INVALID_ARGUMENT", "enqueueFromDict: no values; nothing was enqueued");
-    const batches = entries.map(([channel, v]) => this.#prepare(channel, [timestamp], [v], tags));
-    for (const batch of batches) this.#add(batch);
+    const channels = Object.keys(values);
+    if (channels.length === 0) refuse("enqueueFromDict: no values");
+    const staged: Series[] = [];
+    try {
+      for (const channel of channels) staged.push(this.#stageOne(channel, timestamp, values[channel]!, tags));
+    } catch (err) {
+      for (const s of staged) s.abort();
+      throw err;
+    }
+    for (const s of staged) this.#commit(s, 1);
+    this.#afterCommit();
   }
 
-  /** Checks a batch against the rules and the pending series, changing nothing; throws what it refuses. */
-  #prepare(
-    channel: string,
-    timestamps: readonly Timestamp[] | BigInt64Array,
-    values: readonly StreamValue[] | Float64Array,
-    tags: Record<string, string> | undefined,
-  ): PreparedBatch {
-    const where = `channel ${JSON.stringify(channel)}`;
-    if (typeof channel !== "string" || channel === "")
-      throw new AvaError(
-        "INVALID_ARGUMENT",
-        "a channel name must be a non-empty string; nothing was enqueued",
-      );
-    if (timestamps.length === 0 || values.length === 0)
-      throw new AvaError("INVALID_ARGUMENT", `${where}: an empty batch; nothing was enqueued`);
-    if (timestamps.length !== values.length) {
-      throw new AvaError(
-        "INVALID_ARGUMENT",
-        `${where}: ${timestamps.length} timestamps but ${values.length} values; nothing was enqueued`,
-      );
-    }
-    const t = checkTags(tags, where);
-    const ns = Array.from(timestamps as ArrayLike<Timestamp>, (x, i) =>
-      toNanos(x, this.#unit, `${where} point ${i}`),
-    );
-    const vs = Array.from(values as ArrayLike<unknown>, (v, i) => classify(v, `${where} point ${i}`));
-    const kind = vs[0]!.kind;
-    const mixed = vs.findIndex((v) => v.kind !== kind);
-    if (mixed >= 0) {
-      throw new AvaError(
-        "INVALID_ARGUMENT",
-        `${where}: point ${mixed} is a ${kindName(vs[mixed]!.kind)} in a batch of ${kindName(kind)} values; nothing was enqueued`,
-      );
-    }
-    const key = JSON.stringify([channel, Object.entries(t).sort(([a], [b]) => (a < b ? -1 : 1))]);
-    const pending = this.#series.get(key);
-    if (pending && pending.kind !== kind) {
-      throw new AvaError(
-        "INVALID_ARGUMENT",
-        `${where}: ${kindName(kind)} values while ${kindName(pending.kind)} values of the same channel and tags are pending; nothing was enqueued`,
-      );
-    }
-    return { key, channel, tags: t, kind, timestamps: ns, values: vs };
-  }
-
-  #add(batch: PreparedBatch): void {
-    const target = this.#series.get(batch.key) ?? {
-      channel: batch.channel,
-      tags: { ...batch.tags },
-      kind: batch.kind,
-      timestamps: [],
-      values: [],
-    };
-    this.#series.set(batch.key, target);
-    target.timestamps.push(...batch.timestamps);
-    target.values.push(...batch.values);
-    this.#pending += batch.timestamps.length;
-    if (this.#pending >= this.#maxBatchPoints) void this.#flushInBackground();
-    else this.#timer ??= setTimeout(() => void this.#flushInBackground(), this.#maxDelayMs);
-  }
-
+  /**
+   * Encodes every pending point now, into blocks of at most maxBatchPoints points, so the series' columns
+   * are free for the next points at once; compression and the sink's writes follow in order, in the background.
+   */
   #flushInBackground(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    const series = [...this.#series.values()];
-    this.#series = new Map();
-    this.#pending = 0;
-    this.#writing = this.#writing.then(async () => {
-      if (this.#failure) return;
-      try {
-        await this.#writeBlock(series);
-      } catch (err) {
-        this.#failure = toAvaError(err, "writing the Avro stream"); // latched: the next call reports it
+    if (!this.#headerWritten) {
+      this.#headerWritten = true;
+      this.#queue(this.#encoder(), true);
+    }
+    if (this.#pending === 0) return this.#writing;
+    let encoder = this.#encoder();
+    let room = this.#blockPoints;
+    for (const s of this.#series.values()) {
+      if (s.length === 0) {
+        // Idle for a whole flush interval: drop it (tags that change every point would otherwise pile up).
+        if (++s.idle > 1) this.#forget(s);
+        continue;
       }
-    });
+      for (let from = 0; from < s.length; ) {
+        const to = Math.min(s.length, from + room);
+        encoder.add(s.record(from, to));
+        room -= to - from;
+        from = to;
+        if (room === 0) {
+          this.#queue(encoder);
+          encoder = this.#encoder();
+          room = this.#blockPoints;
+        }
+      }
+      s.clear(this.#blockPoints);
+      s.idle = 1;
+    }
+    this.#pending = 0;
+    if (encoder.count > 0) this.#queue(encoder);
+    else this.#release(encoder);
     return this.#writing;
   }
 
-  async #writeBlock(series: Series[]): Promise<void> {
-    const parts: Uint8Array[] = [];
-    if (!this.#headerWritten) {
-      parts.push(
-        encodeHeader({ "avro.schema": AVRO_STREAM_SCHEMA_TEXT, "avro.codec": this.#codec }, this.#sync),
-      );
-      this.#headerWritten = true;
-    }
-    if (series.length > 0) {
-      const w = new ByteWriter();
-      for (const s of series) {
-        const values =
-          s.kind === "double"
-            ? { kind: "double" as const, values: Float64Array.from(s.values, (v) => v.value as number) }
-            : { kind: "mixed" as const, values: s.values };
-        writeRecord(
-          w,
-          { channel: s.channel, timestamps: BigInt64Array.from(s.timestamps), values, tags: s.tags },
-          (k) => SEED_BRANCH[k],
-        );
-      }
-      parts.push(encodeBlock(series.length, await compress(this.#codec, w.view()), this.#sync));
-    }
-    for (const p of parts) await this.#sink.write(p);
+  #forget(s: Series): void {
+    this.#series.delete(s.key);
+    const known = this.#ofChannel.get(s.channel)!;
+    known.splice(known.indexOf(s), 1);
+    if (known.length === 0) this.#ofChannel.delete(s.channel);
   }
 
-  /** Writes every pending point as a block; resolves once the sink has it. */
+  #encoder(): BlockEncoder {
+    // Sized for a full block of doubles (9 bytes a timestamp, 9 a value): growing copies it, page by page.
+    const capacity = this.#blockPoints * 18 + (1 << 16);
+    return this.#pool.pop() ?? new BlockEncoder(this.#codec, this.#sync, new ByteWriter(capacity));
+  }
+
+  #release(encoder: BlockEncoder): void {
+    encoder.out.reset();
+    if (this.#pool.length < POOLED_BLOCKS) this.#pool.push(encoder);
+  }
+
+  /** Queues one block's compression and write (or the header's, when `header`). */
+  #queue(encoder: BlockEncoder, header = false): void {
+    if (header) encoder.out.raw(streamHeader(this.#codec, this.#sync));
+    this.#writing = this.#writing.then(async () => {
+      try {
+        if (this.#failure) return;
+        await encoder.end();
+        await this.#sink.write(encoder.out.view());
+      } catch (err) {
+        this.#failure = toAvaError(err, "writing the Avro stream"); // latched: the next call reports it
+      } finally {
+        this.#release(encoder);
+      }
+    });
+  }
+
+  /** Writes every pending point as blocks; resolves once the sink has them. */
   async flush(): Promise<void> {
     this.#check();
     await this.#flushInBackground();
@@ -235,7 +377,25 @@ export class AvroStreamWriter {
   }
 }
 
-export function createWriter(sink: AvroSink, options: WriterOptions = {}): AvroStreamWriter {
+/** A sink, a WritableStream (wrapped by streamSink), or an INVALID_ARGUMENT now rather than at the first write. */
+function toSink(sink: unknown): AvroSink {
+  if (typeof WritableStream !== "undefined" && sink instanceof WritableStream) return streamSink(sink);
+  const s = sink as Partial<AvroSink> | null;
+  if (typeof s === "object" && s !== null && typeof s.write === "function") {
+    if (s.close !== undefined && typeof s.close !== "function")
+      throw new AvaError("INVALID_ARGUMENT", "createWriter: the sink's close is not a function");
+    return s as AvroSink;
+  }
+  throw new AvaError(
+    "INVALID_ARGUMENT",
+    `createWriter: ${sink === null ? "null" : typeof sink === "object" ? "an object without a write method" : typeof sink} is not a sink (pass an AvroSink — memorySink(), nodeFileSink(), opfsFileSink() — or a WritableStream<Uint8Array>)`,
+  );
+}
+
+export function createWriter(
+  sink: AvroSink | WritableStream<Uint8Array>,
+  options: WriterOptions = {},
+): AvroStreamWriter {
   return new AvroStreamWriter(sink, options);
 }
 
@@ -253,5 +413,6 @@ export function memorySink(): AvroSink & { bytes(): Uint8Array } {
 /** A sink onto any WritableStream (a file's createWritable(), a network stream, …). */
 export function streamSink(stream: WritableStream<Uint8Array>): AvroSink {
   const writer = stream.getWriter();
-  return { write: (bytes) => writer.write(bytes), close: () => writer.close() };
+  // A stream may hold on to its chunks (queued, or kept by its underlying sink): it gets its own copy.
+  return { write: (bytes) => writer.write(bytes.slice()), close: () => writer.close() };
 }

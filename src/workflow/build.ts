@@ -88,10 +88,11 @@ export class Build {
     return this.#add(step, `unnamed_${position}`, n, args, indexed);
   }
 
+  /** `call`: which call of `step` this is in the builder, from 1. */
   #add(
     step: StepDefinition,
     slug: string,
-    n: number,
+    call: number,
     args: unknown[],
     indexed: boolean,
   ): NodeFuture | NodeFuture[] {
@@ -101,7 +102,8 @@ export class Build {
       this.nodes.length,
       step,
       slug,
-      `${step.name || slug}_${n}`, // the original's node ids: the function's name and its 1-based call count
+      // The original's node ids: the function's name (the step's slug when minified away) and its call count.
+      `${step.name || step.slug || "unnamed"}_${call}`,
       specs,
     );
     for (const spec of specs) if (spec.kind === "future") node.after.add(this.nodes[spec.node]!);

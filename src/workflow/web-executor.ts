@@ -71,6 +71,7 @@ export function workerExecutor(options: WorkerExecutorOptions): Executor {
   const poolSize = size ?? (globalThis.navigator?.hardwareConcurrency || 4);
   let pool: WorkerPool | undefined;
   return {
+    kind: "web-worker",
     concurrency: poolSize,
     runNode({ storage, workflow }, task, signal, movable) {
       workflow.assertRunnable();

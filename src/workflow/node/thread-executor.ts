@@ -123,6 +123,7 @@ export function workerExecutor(options: ThreadExecutorOptions): Executor {
   const size = options.size ?? availableParallelism();
   let pool: WorkerPool | undefined;
   return {
+    kind: "worker-thread",
     concurrency: size,
     runNode({ storage, workflow }, task, signal, movable) {
       workflow.assertRunnable();
