@@ -64,9 +64,10 @@ export function describeExecutor(name: string, target: ExecutorTarget): void {
     it("cancels a node running in a worker", async () => {
       const one = target.executor(1);
       try {
+        await flows.math.run({ executor: one }).result(); // the worker has started: only the sleep is timed
         const t0 = performance.now();
         const handle = flows.longSleeps.run({ executor: one });
-        setTimeout(() => handle.cancel(), 1500); // inside the first 5 s sleep, however slowly the worker started
+        setTimeout(() => handle.cancel(), 1500); // inside the first 5 s sleep
         const err = (await expectAvaError(handle.result(), "RUN_CANCELLED")) as ava.RunError;
         expect(Object.values(err.result.nodes).map((n) => n.status)).toEqual(["cancelled", "cancelled"]);
         expect(performance.now() - t0).toBeLessThan(4000); // the sleep in the worker saw the abort
