@@ -50,7 +50,7 @@ export {
   where,
 } from "./table/predicate.js";
 export { Scan, type ScanPlan } from "./table/scan.js";
-export { type CommitEvent, type CommitListener } from "./table/subscribe.js";
+export type { CommitEvent, CommitListener } from "./table/subscribe.js";
 export { type AppendInput, type ScanOptions, Table } from "./table/table.js";
 export { type VacuumOptions, type VacuumResult, vacuum } from "./table/vacuum.js";
 export type {

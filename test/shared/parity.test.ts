@@ -28,10 +28,13 @@ describe("strict models (the original's extra='forbid')", () => {
     const res = await ns.items.append({ id: "a", n: 1 });
     expect(res.one()).toEqual({ id: "a", n: 1 });
     expect(await ns.items.readModels()).toEqual([{ id: "a", n: 1 }]);
-    const make = ava.step(async (_: void, { items }) => (await items.append({ id: "b", n: 2 })).rowCount, {
-      slug: "make",
-      inject: { items: Strict.tables.items },
-    });
+    const make = ava.step(
+      async (_: undefined, { items }) => (await items.append({ id: "b", n: 2 })).rowCount,
+      {
+        slug: "make",
+        inject: { items: Strict.tables.items },
+      },
+    );
     const take = ava.step(async (_: unknown, { item }) => item, {
       slug: "take",
       inject: { item: ava.modelStream.one(Strict.tables.items) },
@@ -46,7 +49,7 @@ describe("strict models (the original's extra='forbid')", () => {
 describe("run-scoped passthrough", () => {
   it("hands an upstream AppendResult to ava.stream on a rowLineage: false table", async () => {
     const { storage } = await open();
-    const write = ava.step(async (_: void, { plain }) => plain.append([{ id: "x" }, { id: "y" }]), {
+    const write = ava.step(async (_: undefined, { plain }) => plain.append([{ id: "x" }, { id: "y" }]), {
       slug: "write",
       inject: { plain: Strict.tables.plain },
     });
@@ -106,7 +109,7 @@ describe("RunHandle", () => {
     await expectAvaError(async () => run.result({ timeoutMs: -1 }), "INVALID_ARGUMENT");
 
     const stuck = ava.step(
-      async (_: void, { ctx }) =>
+      async (_: undefined, { ctx }) =>
         new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))),
       { slug: "stuck", inject: { ctx: ava.runContext() } },
     );
@@ -150,7 +153,7 @@ describe("RunContext", () => {
   it("tells the executor's kind and, in a rerun, what was rerun", async () => {
     const { storage } = await open();
     const probe = ava.step(
-      async (_: void, { ctx }) => ({ executor: ctx.executor, rerun: ctx.rerun ?? null }),
+      async (_: undefined, { ctx }) => ({ executor: ctx.executor, rerun: ctx.rerun ?? null }),
       {
         slug: "probe",
         inject: { ctx: ava.runContext() },

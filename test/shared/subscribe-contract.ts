@@ -2,7 +2,7 @@
 // report each commit once, in order — from this instance and from another instance of the same location
 // (another tab, Worker or process stands behind one) — and stop when unsubscribed.
 import { describe, expect, it } from "vitest";
-import * as ava from "../../src/index.js";
+import type * as ava from "../../src/index.js";
 import { Docs, expectAvaError, telemetry } from "./fixtures.js";
 import { batchRows, Rel } from "./rel.js";
 import type { StorageTarget } from "./storage-contract.js";

@@ -104,7 +104,12 @@ export const runRecord = shape({
 
 const fieldJson = shape({ name: str, type: anyObject, nullable: bool });
 
-const schemaVersion = shape({ id: num, fields: arrayOf(fieldJson), fieldIds: recordOf(num), timestampMs: num });
+const schemaVersion = shape({
+  id: num,
+  fields: arrayOf(fieldJson),
+  fieldIds: recordOf(num),
+  timestampMs: num,
+});
 
 /** One row per op kind: the fields besides `op` that applying it relies on. */
 const OP_SHAPES: { [K in CatalogOp["op"]]: Record<string, Field> } = {
