@@ -69,6 +69,17 @@ export function serveNodes(host: WorkerHost, flows: ReadonlyMap<string, Workflow
     return found;
   };
 
+  /** The node by slug; a miss means the page and this worker built the workflow differently. */
+  const stepOf = (flow: Workflow, slug: string) => {
+    if (!flow.nodes.some((n) => n.slug === slug))
+      throw new AvaError(
+        "NOT_FOUND",
+        `this worker's workflow ${flow.name} has no node ${slug} (its nodes: ${flow.nodes.map((n) => n.slug).join(", ")}); ` +
+          `the page and the worker entry must build the same workflow: name steps with ava.step("name", fn)`,
+      );
+    return flow.node(slug).step;
+  };
+
   const storageFor = (descriptor: StorageDescriptor | undefined): Storage | undefined => {
     if (!descriptor) return undefined;
     const key = JSON.stringify(descriptor);
@@ -91,7 +102,7 @@ export function serveNodes(host: WorkerHost, flows: ReadonlyMap<string, Workflow
     try {
       const flow = workflowNamed(task.workflowName);
       const { value, lineage } = await invokeStep(
-        flow.node(task.slug).step,
+        stepOf(flow, task.slug),
         {
           ...task,
           args: task.args.map((a) => decodeValue(a, flow.tableModels)),

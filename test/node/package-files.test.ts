@@ -1,6 +1,6 @@
 // What `npm pack` ships: every source map a shipped file names, and every source a shipped map names, is
 // itself shipped (a map leading to a missing file is a warning per module in a bundler's dev server).
-// Built in a temp copy (src/, package.json, tsconfigs), so the repository's own dist/ is never touched.
+// Built in a temp copy (src/, package.json, tsconfigs, the build's script), so the repository's own dist/ is never touched.
 import { execFileSync } from "node:child_process";
 import { cp, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,7 +13,14 @@ let dir: string;
 let shipped: Set<string>;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "ava-pack-"));
-  for (const file of ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json"])
+  // scripts/dist-duckdb-urls.mjs: the build's step after tsc
+  for (const file of [
+    "package.json",
+    "README.md",
+    "tsconfig.json",
+    "tsconfig.build.json",
+    "scripts/dist-duckdb-urls.mjs",
+  ])
     await cp(join(REPO, file), join(dir, file));
   await cp(join(REPO, "src"), join(dir, "src"), { recursive: true });
   await symlink(join(REPO, "node_modules"), join(dir, "node_modules"), "dir");

@@ -64,9 +64,10 @@ export function describeExecutor(name: string, target: ExecutorTarget): void {
     it("cancels a node running in a worker", async () => {
       const one = target.executor(1);
       try {
+        await flows.math.run({ executor: one }).result(); // the worker has started: only the sleep is timed
         const t0 = performance.now();
         const handle = flows.longSleeps.run({ executor: one });
-        setTimeout(() => handle.cancel(), 1500); // inside the first 5 s sleep, however slowly the worker started
+        setTimeout(() => handle.cancel(), 1500); // inside the first 5 s sleep
         const err = (await expectAvaError(handle.result(), "RUN_CANCELLED")) as ava.RunError;
         expect(Object.values(err.result.nodes).map((n) => n.status)).toEqual(["cancelled", "cancelled"]);
         expect(performance.now() - t0).toBeLessThan(4000); // the sleep in the worker saw the abort
@@ -234,7 +235,7 @@ export function describeExecutor(name: string, target: ExecutorTarget): void {
       }
     });
 
-    it("fails a node whose workflow the worker entry does not serve, naming what it serves", async () => {
+    it("fails a node whose workflow the worker entry does not serve, or builds differently", async () => {
       const narrow = target.narrowExecutor();
       try {
         expect((await flows.math.run({ executor: narrow }).result()).value).toBe(5);
@@ -245,7 +246,15 @@ export function describeExecutor(name: string, target: ExecutorTarget): void {
         const first = Object.values(err.result.nodes).find((n) => n.status === "failed")!;
         expect(first.error).toMatchObject({ code: "NOT_FOUND" });
         expect(first.error!.message).toMatch(
-          /serves no workflow named diamond \(it serves math\).*serveWorkflows/,
+          /serves no workflow named diamond \(it serves math, skipping\).*serveWorkflows/,
+        );
+        const drift = (await expectAvaError(
+          flows.skipping.run({ executor: narrow }).result(),
+          "RUN_FAILED",
+        )) as ava.RunError;
+        expect(drift.result.nodes.maybe!.error).toMatchObject({ code: "NOT_FOUND" });
+        expect(drift.result.nodes.maybe!.error!.message).toMatch(
+          /worker's workflow skipping has no node maybe \(its nodes: inc\).*ava\.step\("name", fn\)/,
         );
       } finally {
         await narrow.close();
