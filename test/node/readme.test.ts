@@ -14,8 +14,8 @@ import { describe, expect, it } from "vitest";
 const REPO = join(import.meta.dirname, "..", "..");
 const TSX = import.meta.resolve("tsx");
 
-/** Sections whose blocks are not marked yet: Workflows is being rewritten (its blocks get markers then). */
-const UNMARKED_SECTIONS = new Set(["Workflows"]);
+/** Sections whose blocks are not marked yet. */
+const UNMARKED_SECTIONS = new Set<string>();
 
 /** The package entry a ../src import stands for. */
 const ENTRIES: Record<string, string> = {
@@ -72,6 +72,23 @@ function region(source: string, file: string, name: string): string {
 
 const blocks = readmeBlocks(await readFile(join(REPO, "README.md"), "utf8"));
 const examples = [...new Set(blocks.flatMap((b) => (b.example ? [b.example.file] : [])))];
+const sources = new Map(
+  await Promise.all(examples.map(async (f) => [f, await readFile(join(REPO, f), "utf8")] as const)),
+);
+/**
+ * The files run: those no other example names by a relative path (an import, or a worker entry's URL).
+ * A module such as flow.ts, or a worker entry, runs through the example that uses it.
+ */
+const entries = examples.filter(
+  (file) =>
+    !examples.some((other) => {
+      if (other === file) return false;
+      const mentioned = [...sources.get(other)!.matchAll(/"(\.{1,2}\/[^"]+)"/g)].map((m) =>
+        relative(REPO, resolve(dirname(join(REPO, other)), m[1]!)).replace(/\.(js|ts)$/, ""),
+      );
+      return mentioned.includes(file.replace(/\.ts$/, ""));
+    }),
+);
 
 describe("README.md", () => {
   it("has TypeScript examples, each marked with the example file that holds it", () => {
@@ -88,7 +105,12 @@ describe("README.md", () => {
     });
   }
 
-  for (const file of examples) {
+  it("runs every example: each module or worker entry through the example that uses it", () => {
+    expect(entries.length).toBeGreaterThanOrEqual(4);
+    expect(entries).not.toContain("examples/readme/workflows/flow.worker.ts");
+  });
+
+  for (const file of entries) {
     it(`${file} runs in a fresh folder`, async () => {
       const cwd = await mkdtemp(join(tmpdir(), "ava-readme-"));
       try {
