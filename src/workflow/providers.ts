@@ -161,7 +161,9 @@ async function streamRows(
   tx: Transaction | undefined,
 ): Promise<A.Table> {
   const decl = p.table;
-  if (p.appendScan) {
+  // A rerun overrides the mode (as in the original): every stream reads the source run's rows of its
+  // upstream nodes, and an append_scan consumer's progress is left as it is.
+  if (p.appendScan && !task.streamRuns) {
     const consumer = `append_scan on ${decl.identifier} in node ${task.slug}`;
     // A node run with storage always has its transaction (invokeStep opens one).
     return (await backlogRows(decl, p.appendScan, requireStorage(storage, consumer), tx!)).rows;

@@ -516,3 +516,54 @@ describe("stream administration (the original's ProgressStore)", () => {
     expect((await storage.catalog.current()).version).toBe(version);
   });
 });
+
+describe("an append_scan consumer in a rerun (the original: 'Rerun overrides mode')", () => {
+  const Q = ava.defineNamespace({
+    name: "rerun_scan",
+    tables: {
+      queue: ava.table({ schema: z.object({ x: z.int() }) }),
+      seen: ava.table({ schema: z.object({ xs: z.string() }) }),
+    },
+  });
+  const produce = ava.step("produce", async (x: number, { queue }) => (await queue.append({ x })).rowCount, {
+    inject: { queue: Q.tables.queue },
+  });
+  const take = ava.step(
+    "take",
+    async (_: unknown, { rows, seen }) => {
+      const xs = Array.from(rows.getChild("x")!.toArray() as BigInt64Array, Number).join(",");
+      await seen.append({ xs });
+      return xs;
+    },
+    {
+      inject: {
+        rows: ava.stream(Q.tables.queue, { mode: "append_scan", key: "taker" }),
+        seen: Q.tables.seen,
+      },
+    },
+  );
+  const flow = ava.workflow({ name: "rerun_scan" }, (input) => {
+    const made = produce(input);
+    const taken = take(undefined); // ordered after produce, with no value of it: a rerun may leave produce out
+    made.before(taken);
+    return taken;
+  });
+
+  it("replays the source run's upstream rows and leaves the consumer's progress untouched", async () => {
+    const storage = ava.memoryStorage();
+    const ns = await Q.open({ storage });
+    await ns.push();
+    expect((await flow.run({ storage, runId: "q1", input: 1 }).result()).value).toBe("1");
+    expect((await flow.run({ storage, runId: "q2", input: 2 }).result()).value).toBe("2");
+    await ns.queue.append({ x: 3 }); // pending for the consumer
+    const before = await ava.streamState(storage, Q.tables.queue, "taker");
+    const lazy = ava.rerun({ runId: "q1", start: ["take"], mode: "lazy" });
+    expect((await flow.run({ storage, runId: "q3", rerun: lazy }).result()).value).toBe("1");
+    expect(await ava.streamState(storage, Q.tables.queue, "taker")).toEqual(before);
+    // a rerun of the rerun reads the newest rows along the chain: still q1's (q3 produced none)
+    const again = ava.rerun({ runId: "q3", start: ["take"], mode: "lazy" });
+    expect((await flow.run({ storage, runId: "q4", rerun: again }).result()).value).toBe("1");
+    // the next ordinary run takes what was pending: the x = 3 snapshot's turn comes after q2's
+    expect((await flow.run({ storage, runId: "q5", input: 5 }).result()).value).toBe("3");
+  });
+});
