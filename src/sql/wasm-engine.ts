@@ -72,25 +72,39 @@ export async function wasmEngine({ bundles }: WasmEngineOptions = {}): Promise<S
 
   return {
     async query(sql: string, params?: readonly unknown[]): Promise<A.Table> {
-      if (!params || params.length === 0) {
-        // send() runs the query as a pending one, polled from here: cancelSent() can stop it between polls,
-        // which a blocking query() call never allows.
-        const reader = await conn.send(sql, false);
-        const batches = (await reader.readAll()) as unknown as A.RecordBatch[];
-        return new A.Table(reader.schema as unknown as A.Schema, batches);
+      // Results are taken as Arrow IPC bytes and read by this library's own Arrow: duckdb-wasm's Arrow
+      // objects (its own apache-arrow copy, unless the app dedupes it) never reach the caller.
+      const id = conn.useUnsafe((_db, connection) => connection);
+      if (params && params.length > 0) {
+        const statement = await db.createPrepared(id, sql);
+        try {
+          return A.tableFromIPC(await db.runPrepared(id, statement, [...params]));
+        } finally {
+          await db.closePrepared(id, statement);
+        }
       }
-      const statement = await conn.prepare(sql);
-      try {
-        return (await statement.query(...params)) as unknown as A.Table;
-      } finally {
-        await statement.close();
+      // A pending query, polled from here: cancelPendingQuery (interrupt) can stop it between polls,
+      // which a blocking runQuery call never allows.
+      let header = await db.startPendingQuery(id, sql, false);
+      while (header === null) {
+        if (closed) throw new AvaError("CANCELLED", "the database was closed during the query");
+        header = await db.pollPendingQuery(id);
       }
+      const chunks = [header];
+      for (;;) {
+        const chunk = await db.fetchQueryResults(id);
+        if (chunk === null) continue;
+        if (chunk.length === 0) break;
+        chunks.push(chunk);
+      }
+      return A.tableFromIPC(concat(chunks));
     },
     async exec(sql: string): Promise<void> {
       await conn.query(sql);
     },
     interrupt(): void {
-      if (!closed) void conn.cancelSent().catch(() => {});
+      if (!closed)
+        void db.cancelPendingQuery(conn.useUnsafe((_db, connection) => connection)).catch(() => {});
     },
     async loadFile(target: string, file: DataFileSource, { fileId, fileColumn, create }) {
       const rows = withConstantColumn(
@@ -113,4 +127,15 @@ export async function wasmEngine({ bundles }: WasmEngineOptions = {}): Promise<S
       await db.terminate();
     },
   };
+}
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }

@@ -126,7 +126,7 @@ function expectAppWorked([first, second]: unknown[], legacy: unknown): void {
   expect(first).toEqual({
     before: 0,
     after: 2,
-    sql: { n: 2, total: 241.5 },
+    sql: { n: 2, total: 241.5, sqlIsAppArrow: true },
     avro: { records: 1, ingested: 3, snapshot: "string" },
     workflow,
     workflowRows: 1,
@@ -135,7 +135,7 @@ function expectAppWorked([first, second]: unknown[], legacy: unknown): void {
   expect(second).toMatchObject({
     before: 2,
     after: 4,
-    sql: { n: 4, total: 483 },
+    sql: { n: 4, total: 483, sqlIsAppArrow: true },
     avro: { records: 1, ingested: 6 },
     workflow,
     workflowRows: 2,

@@ -1,4 +1,5 @@
 // A page that uses the packed library as an app would, with no bundler configuration, and reports JSON.
+import * as A from "apache-arrow";
 import * as ava from "avalanche-web";
 import { open } from "avalanche-web/sql";
 import { App, dashboardFlow, legacyFlow } from "./flow";
@@ -18,9 +19,10 @@ async function main(): Promise<unknown> {
   const after = (await ns.readings.read()).numRows;
 
   const db = await open(ns);
-  const sql = (
-    await db.query("SELECT count(*)::INTEGER AS n, sum(celsius) AS total FROM readings")
-  ).toArray()[0];
+  const result = await db.query("SELECT count(*)::INTEGER AS n, sum(celsius) AS total FROM readings");
+  const sql = result.toArray()[0];
+  // The app's own Arrow: no second copy (duckdb-wasm's) reaches it, with no override in package.json.
+  const sqlIsAppArrow = result instanceof A.Table;
   await db.close();
 
   const sink = ava.avro.memorySink();
@@ -51,7 +53,7 @@ async function main(): Promise<unknown> {
   return {
     before,
     after,
-    sql: { n: Number(sql.n), total: Number(sql.total) },
+    sql: { n: Number(sql.n), total: Number(sql.total), sqlIsAppArrow },
     avro: { records, ingested: (await ns.points.read()).numRows, snapshot: typeof ingest.snapshotId },
     workflow,
     workflowRows: (await ns.runs.read()).numRows,
