@@ -122,12 +122,22 @@ export class LogCatalog implements Catalog {
     }
   }
 
+  /**
+   * A catch-up that starts after this call: one already under way may have listed the log before the
+   * change that called for this one, and joining it would miss that change until the next signal.
+   */
+  #caughtUpAfterNow(): void {
+    const next = () => void this.current().catch(() => {});
+    if (this.#loading) void this.#loading.then(next, next);
+    else next();
+  }
+
   subscribe(listener: (state: CatalogState) => void): () => void {
     if (typeof listener !== "function")
       throw new AvaError("INVALID_ARGUMENT", "subscribe() needs a listener function");
     this.#listeners.add(listener);
     // Watching starts with the first subscriber and stops with the last: an unwatched catalog costs nothing.
-    this.#unwatch ??= this.#log.watch?.(() => void this.current().catch(() => {}));
+    this.#unwatch ??= this.#log.watch?.(() => this.#caughtUpAfterNow());
     return () => {
       this.#listeners.delete(listener);
       if (this.#listeners.size === 0) {
