@@ -5,6 +5,7 @@ import type { DuckDBBundles } from "@duckdb/duckdb-wasm";
 import * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
 import { decodeParquet } from "../parquet/parquet.js";
+import { concatBytes } from "../util/bytes.js";
 import { confinement, type DataFileSource, INTERNAL_SCHEMA, ident, type SqlEngine } from "./engine.js";
 
 export interface WasmEngineOptions {
@@ -97,7 +98,7 @@ export async function wasmEngine({ bundles }: WasmEngineOptions = {}): Promise<S
         if (chunk.length === 0) break;
         chunks.push(chunk);
       }
-      return A.tableFromIPC(concat(chunks));
+      return A.tableFromIPC(chunks.length === 1 ? chunks[0]! : concatBytes(chunks));
     },
     async exec(sql: string): Promise<void> {
       await conn.query(sql);
@@ -127,15 +128,4 @@ export async function wasmEngine({ bundles }: WasmEngineOptions = {}): Promise<S
       await db.terminate();
     },
   };
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }
