@@ -96,16 +96,8 @@ export {
   releaseSnapshot,
   resetStream,
 } from "./workflow/stream-admin.js";
-export type {
-  NodeHookInfo,
-  NodeResult,
-  RunError,
-  RunEvent,
-  RunHandle,
-  RunHooks,
-  RunOptions,
-  RunResult,
-} from "./workflow/run.js";
+export type { NodeHookInfo, RunHooks, RunOptions } from "./workflow/run.js";
+export type { NodeResult, RunError, RunEvent, RunHandle, RunResult } from "./workflow/run-handle.js";
 export { type RerunSpec, rerun } from "./workflow/rerun.js";
 export { getRun, listRuns } from "./workflow/runs.js";
 export { dest, type Step, type StepDefinition, type StepOptions, source, step } from "./workflow/step.js";

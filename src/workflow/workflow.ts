@@ -9,7 +9,8 @@ import { Build, type Invocation } from "./build.js";
 import { type RunInputRef, runInput } from "./context.js";
 import type { ModelLookup } from "./crossing.js";
 import { NodeFuture } from "./future.js";
-import { type RunHandle, type RunOptions, startRun } from "./run.js";
+import { type RunOptions, startRun } from "./run.js";
+import type { RunHandle } from "./run-handle.js";
 
 export interface WorkflowOptions<I = unknown> {
   name: string;
