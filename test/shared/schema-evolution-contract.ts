@@ -5,7 +5,7 @@ import * as A from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as ava from "../../src/index.js";
-import { deserializeState, serializeState } from "../../src/storage/catalog/state.js";
+import { deserializeState, serializeState } from "../../src/storage/catalog/checkpoint.js";
 import { expectAvaError } from "./fixtures.js";
 import type { StorageTarget } from "./storage-contract.js";
 

@@ -4,15 +4,8 @@
 // and tries N+1. Checkpoints of the whole state every `checkpointEvery` versions keep opening fast.
 import { AvaError, isAvaError } from "../../errors.js";
 import type { Catalog } from "../types.js";
-import {
-  applyOps,
-  type CatalogOp,
-  type CatalogState,
-  type CommitResult,
-  deserializeState,
-  EMPTY_STATE,
-  serializeState,
-} from "./state.js";
+import { applyOps, type CatalogOp, type CatalogState, type CommitResult, EMPTY_STATE } from "./state.js";
+import { deserializeState, serializeState } from "./checkpoint.js";
 import { checked, logEntry } from "./validate.js";
 
 /** The error for a log with a hole: entries were lost, so no state built from it can be trusted. */
