@@ -11,6 +11,19 @@ import { ioError, writeNewFile } from "./paths.js";
 
 const pad = (v: number) => String(v).padStart(20, "0");
 
+/** The versions named by the `<20 digits>.<extension>` files of `dir`; none when it does not exist yet. */
+async function versionsIn(dir: string, extension: string, what: string): Promise<number[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as { code?: string }).code === "ENOENT") return [];
+    throw ioError(err, what);
+  }
+  const file = new RegExp(`^\\d{20}\\.${extension}$`);
+  return names.filter((n) => file.test(n)).map((n) => Number(n.slice(0, 20)));
+}
+
 export class NodeCatalogLog implements CatalogLog {
   readonly #logDir: string;
   readonly #checkpointDir: string;
@@ -74,20 +87,10 @@ export class NodeCatalogLog implements CatalogLog {
     if (this.#listed) {
       return (await this.#read(missing + 1)) === undefined ? undefined : missing + 1;
     }
-    let names: string[];
-    try {
-      names = await readdir(this.#logDir);
-    } catch (err) {
-      if ((err as { code?: string }).code === "ENOENT") return undefined;
-      throw ioError(err, "listing the catalog log");
-    }
+    const versions = await versionsIn(this.#logDir, "json", "listing the catalog log");
     this.#listed = true;
     let later: number | undefined;
-    for (const n of names) {
-      if (!/^\d{20}\.json$/.test(n)) continue;
-      const v = Number(n.slice(0, 20));
-      if (v > missing && (later === undefined || v < later)) later = v;
-    }
+    for (const v of versions) if (v > missing && (later === undefined || v < later)) later = v;
     return later;
   }
 
@@ -126,14 +129,7 @@ export class NodeCatalogLog implements CatalogLog {
   }
 
   async latestCheckpoint(): Promise<{ version: number; state: Uint8Array } | undefined> {
-    let names: string[];
-    try {
-      names = await readdir(this.#checkpointDir);
-    } catch (err) {
-      if ((err as { code?: string }).code === "ENOENT") return undefined;
-      throw ioError(err, "listing catalog checkpoints");
-    }
-    const versions = names.filter((n) => /^\d{20}\.jsonl$/.test(n)).map((n) => Number(n.slice(0, 20)));
+    const versions = await versionsIn(this.#checkpointDir, "jsonl", "listing catalog checkpoints");
     versions.sort((a, b) => b - a);
     const version = versions[0];
     if (version === undefined) return undefined;
