@@ -70,12 +70,13 @@ export async function wasmEngine({ bundles }: WasmEngineOptions = {}): Promise<S
   // Data arrives as Arrow from this side: DuckDB itself needs no file at all.
   for (const statement of confinement([])) await conn.query(statement);
   let closed = false;
+  // The bindings take the connection's number: results are read as bytes from them (see query).
+  const id = conn.useUnsafe((_db, connection) => connection);
 
   return {
     async query(sql: string, params?: readonly unknown[]): Promise<A.Table> {
       // Results are taken as Arrow IPC bytes and read by this library's own Arrow: duckdb-wasm's Arrow
       // objects (its own apache-arrow copy, unless the app dedupes it) never reach the caller.
-      const id = conn.useUnsafe((_db, connection) => connection);
       if (params && params.length > 0) {
         const statement = await db.createPrepared(id, sql);
         try {
@@ -104,8 +105,7 @@ export async function wasmEngine({ bundles }: WasmEngineOptions = {}): Promise<S
       await conn.query(sql);
     },
     interrupt(): void {
-      if (!closed)
-        void db.cancelPendingQuery(conn.useUnsafe((_db, connection) => connection)).catch(() => {});
+      if (!closed) void db.cancelPendingQuery(id).catch(() => {});
     },
     async loadFile(target: string, file: DataFileSource, { fileId, fileColumn, create }) {
       const rows = withConstantColumn(

@@ -89,7 +89,7 @@ async function resolveInject(
     } else out[key] = value;
   }
   // Tables injected above hold this provenance object: their rows carry what the streams consumed too.
-  provenance.lineageVector = nodeLineage(task, lineageOf(consumed));
+  provenance.lineageVector = nodeLineage(task, consumed);
   return out;
 }
 
@@ -97,10 +97,8 @@ async function resolveInject(
  * The node's lineage vector (the original's context lineage): what its argument values carry, merged with
  * what the rows its streams consumed carry, plus its own slug with this run's id. JSON keys sorted.
  */
-function nodeLineage(task: NodeTask, streamed: Record<string, string>): Record<string, string> {
-  const merged: Record<string, string> = { ...task.lineage };
-  for (const [slug, run] of Object.entries(streamed))
-    if (!merged[slug] || merged[slug]! < run) merged[slug] = run;
+function nodeLineage(task: NodeTask, consumed: readonly A.Table[]): Record<string, string> {
+  const merged = lineageOf(consumed, { ...task.lineage });
   merged[task.slug] = task.runId;
   return Object.fromEntries(
     Object.keys(merged)
@@ -134,7 +132,7 @@ export async function invokeStep(
     nodeId: task.nodeId,
     nodeName: task.nodeName,
     nodeSlug: task.slug,
-    lineageVector: nodeLineage(task, {}),
+    lineageVector: nodeLineage(task, []),
     metadata: task.metadata,
   };
   if (task.rerunOf) provenance.rerunOf = task.rerunOf;

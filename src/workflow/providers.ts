@@ -6,7 +6,7 @@ import * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
 import type { StreamState } from "../storage/catalog/model.js";
 import type { Storage } from "../storage/types.js";
-import { streamStateOf } from "../storage/catalog/state.js";
+import { pendingOf, streamStateOf } from "../storage/catalog/state.js";
 import { AppendResult } from "../table/append-result.js";
 import { type BoundTableDeclaration, isBoundTable } from "../table/declare.js";
 import { where } from "../table/predicate.js";
@@ -117,12 +117,9 @@ export async function backlogRows(
 ): Promise<{ rows: A.Table; snapshots: number }> {
   const state = await storage.catalog.current();
   const entry = tableEntry(state, decl); // NOT_FOUND, or SCHEMA_MISMATCH for a stale declaration
-  const { position, retry = [] } = streamStateOf(state.streams, decl.namespace, decl.name, key);
-  // Snapshots released from quarantine come first, then those after `position` (snapshot i of a history
-  // has sequence number i + 1: those after `position` start at that index).
-  const released = entry.history.snapshots.filter((s) => retry.includes(s.id));
-  const later = entry.history.snapshots.slice(position).filter((s) => s.addedFiles.length > 0);
-  const taken = [...released, ...later].slice(0, maxSnapshots);
+  const stream = streamStateOf(state.streams, decl.namespace, decl.name, key);
+  const { position } = stream;
+  const taken = pendingOf(entry.history.snapshots, stream).slice(0, maxSnapshots);
   if (taken.length === 0) return { rows: new A.Table(decl.schema.stored), snapshots: 0 };
   const first = taken[0]!;
   const progress = {
@@ -249,11 +246,13 @@ export async function streamState(
 }
 
 /**
- * What the rows a node consumed carry: for each node that wrote some, the run that wrote them (the newest,
- * when several), merged with those rows' own vectors.
+ * What the rows a node consumed carry, merged into `vector`: for each node that wrote some, the run that
+ * wrote them (the newest, when several, or than what `vector` holds), and those rows' own vectors.
  */
-export function lineageOf(consumed: readonly A.Table[]): Record<string, string> {
-  const vector: Record<string, string> = {};
+export function lineageOf(
+  consumed: readonly A.Table[],
+  vector: Record<string, string> = {},
+): Record<string, string> {
   const note = (slug: string, run: string) => {
     if (!vector[slug] || vector[slug]! < run) vector[slug] = run;
   };

@@ -71,11 +71,11 @@ export function startRun<T>(workflow: Workflow<T>, options: RunOptions): RunHand
   const metadata = options.metadata ?? {};
   const input = workflow.parseInput(options.input);
   const hooks = options.hooks ?? {};
-  const kind = options.executor?.kind ?? (options.executor ? "custom" : "inline");
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   if (typeof leaseMs !== "number" || !(leaseMs >= 100))
     throw new AvaError("INVALID_ARGUMENT", `leaseMs must be a number of at least 100, got ${leaseMs}`);
   const executor = options.executor ?? inlineExecutor();
+  const kind = executor.kind ?? "custom";
   const storage = options.storage;
   const nodes = workflow.nodes;
   return new RunHandle<T>(runId, nodes.length, async (handle) => {

@@ -2,7 +2,7 @@
 // to another position, releasing a quarantined snapshot to be taken again. Each change is one catalog
 // commit checked against the position read, so it never races a run silently.
 import { AvaError } from "../errors.js";
-import { streamStateOf } from "../storage/catalog/state.js";
+import { pendingOf, streamStateOf } from "../storage/catalog/state.js";
 import type { StreamState } from "../storage/catalog/model.js";
 import type { Storage } from "../storage/types.js";
 import { type BoundTableDeclaration, isBoundTable } from "../table/declare.js";
@@ -36,21 +36,13 @@ export async function pendingSnapshots(
   const state = await storage.catalog.current();
   const entry = state.tables[table.identifier];
   if (!entry) throw new AvaError("NOT_FOUND", `table ${table.identifier} does not exist`);
-  const { position, attempts, retry = [] } = streamStateOf(state.streams, table.namespace, table.name, key);
-  const snapshots = entry.history.snapshots;
-  const pending = (s: (typeof snapshots)[number], released: boolean): PendingSnapshot => ({
+  const stream = streamStateOf(state.streams, table.namespace, table.name, key);
+  return pendingOf(entry.history.snapshots, stream).map((s) => ({
     snapshotId: s.id,
     sequenceNumber: s.sequenceNumber,
-    attempts: attempts[s.id] ?? 0,
-    released,
-  });
-  return [
-    ...snapshots.filter((s) => retry.includes(s.id)).map((s) => pending(s, true)),
-    ...snapshots
-      .slice(position)
-      .filter((s) => s.addedFiles.length > 0)
-      .map((s) => pending(s, false)),
-  ];
+    attempts: stream.attempts[s.id] ?? 0,
+    released: s.sequenceNumber <= stream.position,
+  }));
 }
 
 async function administer(

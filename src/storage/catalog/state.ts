@@ -160,6 +160,17 @@ export function streamStateOf(
   return streams[streamKey(namespace, table, key)] ?? { position: 0, attempts: {}, quarantined: [] };
 }
 
+/**
+ * What a consumer at `stream` takes next, in order: snapshots released from quarantine, then those after
+ * its position that added files (snapshot i of a history has sequence number i + 1).
+ */
+export function pendingOf(snapshots: readonly Snapshot[], { position, retry = [] }: StreamState): Snapshot[] {
+  return [
+    ...snapshots.filter((s) => retry.includes(s.id)),
+    ...snapshots.slice(position).filter((s) => s.addedFiles.length > 0),
+  ];
+}
+
 function applyStreamProgress(
   streams: Record<string, StreamState>,
   op: Extract<CatalogOp, { op: "streamProgress" }>,
