@@ -2,6 +2,7 @@
 // commit (the only visible step), then their data files are removed. A crash between the two leaves
 // orphans for vacuum(), never a table that half exists.
 import { AvaError, toAvaError } from "../errors.js";
+import { tableKey } from "../storage/catalog/model.js";
 import type { CatalogOp, CatalogState } from "../storage/catalog/state.js";
 import type { Storage } from "../storage/types.js";
 
@@ -43,7 +44,7 @@ async function commitDrop(
 
 export async function dropTable(storage: Storage, namespace: string, table: string): Promise<DropResult> {
   const state = await storage.catalog.current();
-  const id = `${namespace}.${table}`;
+  const id = tableKey(namespace, table);
   if (!state.tables[id]) throw new AvaError("NOT_FOUND", `table ${id} does not exist`);
   return commitDrop(storage, state, [id], [{ op: "dropTable", namespace, table }], `table ${id}`);
 }
@@ -66,7 +67,7 @@ export async function dropNamespace(
   return commitDrop(
     storage,
     state,
-    tables.map((t) => `${namespace}.${t.name}`),
+    tables.map((t) => tableKey(namespace, t.name)),
     ops,
     `namespace ${namespace}`,
   );
