@@ -4,3 +4,4 @@ export { type NodeStorageOptions, nodeStorage } from "./storage/node/node-storag
 export { nodeFileSink, nodeFileSource } from "./storage/node/avro-files.js";
 export { type ThreadExecutorOptions, workerExecutor } from "./workflow/node/thread-executor.js";
 export { serveWorkflows } from "./workflow/node/serve-threads.js";
+export { type FetchHandler, toNodeListener } from "./ingest/node-listener.js";

@@ -44,6 +44,8 @@ export interface Snapshot {
   workflowName?: string;
   /** The table's schema version when the snapshot was committed (absent: 0). */
   schemaId?: number;
+  /** The writer's idempotency key, unique within the table's (unexpired) snapshots. */
+  idempotencyKey?: string;
 }
 
 /**

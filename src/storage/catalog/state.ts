@@ -29,6 +29,11 @@ export interface SnapshotDraft {
   runId?: string;
   nodeSlug?: string;
   workflowName?: string;
+  /**
+   * A writer's name for this append (an ingest request's Idempotency-Key): the commit is refused with
+   * COMMIT_CONFLICT when a snapshot of the table already carries it, so a re-sent batch is never appended twice.
+   */
+  idempotencyKey?: string;
 }
 
 export type CatalogOp =
@@ -275,6 +280,7 @@ function applySnapshot(table: TableState, draft: SnapshotDraft): { table: TableS
   if (draft.runId !== undefined) snapshot.runId = draft.runId;
   if (draft.nodeSlug !== undefined) snapshot.nodeSlug = draft.nodeSlug;
   if (draft.workflowName !== undefined) snapshot.workflowName = draft.workflowName;
+  if (draft.idempotencyKey !== undefined) snapshot.idempotencyKey = draft.idempotencyKey;
   return { table: { ...table, history: table.history.append(snapshot, draft.removeAll === true) }, snapshot };
 }
 
@@ -390,6 +396,15 @@ export function applyOps(
         "COMMIT_CONFLICT",
         `table ${key} moved to snapshot ${current} while this commit expected ${op.expectedCurrentId}`,
       );
+    }
+    const idempotencyKey = op.snapshot.idempotencyKey;
+    if (idempotencyKey !== undefined) {
+      const earlier = existing.history.withIdempotencyKey(idempotencyKey);
+      if (earlier)
+        throw new AvaError(
+          "COMMIT_CONFLICT",
+          `table ${key}: idempotency key ${JSON.stringify(idempotencyKey)} was already committed by snapshot ${earlier.id}`,
+        );
     }
     const applied = applySnapshot(existing, op.snapshot);
     tables[key] = applied.table;

@@ -91,6 +91,7 @@ const snapshotDraft = shape({
   timestampMs: num,
   addedFiles: arrayOf(dataFile),
   removeAll: opt(bool),
+  idempotencyKey: opt(str),
 });
 
 export const runRecord = shape({
