@@ -3,7 +3,7 @@
 // was kept, the server down for a while): every point arrives exactly once. Batches are Avro stream files
 // in a nodeStorage folder (read by Apache Avro's Python), resumed in order by the next stream of the same
 // name, sent by one sender at a time, and bounded by a byte cap whose policy is followed and counted.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -413,4 +413,72 @@ describe("live stream outbox, bad input", () => {
     expect((await storage.catalog.current()).version).toBe(0);
     expect(await storage.files.list("")).toEqual([]);
   });
+});
+
+describe("live stream outbox across a SIGKILL", () => {
+  const CHILD = join(import.meta.dirname, "fixtures", "live-child.ts");
+  const start = (root: string, url: string, mode: string) =>
+    spawn(process.execPath, ["--import", "tsx", CHILD, root, url, mode], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+
+  it("a sender killed mid-stream (a batch committed by the server, unacknowledged) resumes on restart: nothing lost, nothing twice", async () => {
+    const table = await telemetryTable(await tempRoot("killed-table"));
+    const fake = await faultServer(Array(1000).fill("slow"), table.accept);
+    fake.slowMs = 100;
+    open.push(fake);
+    const root = await tempRoot("killed");
+    const child = start(root, fake.url, "stream");
+    let stderr = "";
+    child.stderr!.on("data", (d) => {
+      stderr += d;
+    });
+    const stored: { id: string; points: number }[] = [];
+    let out = "";
+    child.stdout!.on("data", (d) => {
+      out += d;
+      const lines = out.split("\n");
+      out = lines.pop()!;
+      for (const line of lines) {
+        const [what, id, points] = line.split(" ");
+        if (what === "stored") stored.push({ id: id!, points: Number(points) });
+      }
+    });
+    const exited = new Promise<string | null>((r) => child.on("exit", (_, signal) => r(signal)));
+    // mid-stream: batches stored, some sent, and one committed by the server whose answer is held back
+    await until(
+      "a held-back answer after 6 stored batches",
+      () => (stored.length >= 6 && fake.requests.length >= 3 && fake.holding > 0) || child.exitCode !== null,
+      30_000,
+    );
+    expect(stderr).toBe("");
+    child.kill("SIGKILL");
+    expect(await exited).toBe("SIGKILL");
+    const heldKey = fake.requests.at(-1)!.key;
+
+    const resumed = start(root, fake.url, "resume");
+    let resumedOut = "";
+    let resumedErr = "";
+    resumed.stdout!.on("data", (d) => {
+      resumedOut += d;
+    });
+    resumed.stderr!.on("data", (d) => {
+      resumedErr += d;
+    });
+    const code = await new Promise<number | null>((r) => resumed.on("exit", (c) => r(c)));
+    expect(resumedErr).toBe("");
+    expect(code).toBe(0);
+    expect(resumedOut).toMatch(/^done \d+\n$/);
+
+    // the batch the server had committed without answering was sent again and acknowledged, not appended
+    expect(fake.requests.filter((r) => r.key === heldKey).length).toBeGreaterThanOrEqual(2);
+    // every stored batch is in the table; the points form one gapless prefix of each channel, each once
+    const storedPoints = stored.reduce((n, b) => n + b.points, 0);
+    const { rows } = await table.landed(10, 1);
+    expect(rows).toBeGreaterThanOrEqual(storedPoints);
+    expect(rows % 10_000).toBe(0);
+    expect(await table.landed(10, rows / 10)).toEqual({ rows, distinct: rows, inRange: rows });
+    const after = await nodeStorage({ root }).catalog.current();
+    expect(after.outboxes.killed!.batches).toEqual([]);
+  }, 60_000);
 });
