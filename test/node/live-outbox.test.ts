@@ -4,7 +4,7 @@
 // in a nodeStorage folder (read by Apache Avro's Python), resumed in order by the next stream of the same
 // name, sent by one sender at a time, and bounded by a byte cap whose policy is followed and counted.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -166,6 +166,13 @@ describe("live stream outbox, Node", () => {
       .split("\n");
     expect(out).toEqual(Array(5).fill("snappy 3 300 ['ch0', 'ch1', 'ch2']"));
 
+    // files no entry names: one left by a writer killed before its commit (an hour old), one a moment old
+    // (maybe another process's batch about to be committed)
+    await storage.files.write("outbox/resume/OLD-ORPHAN.avro", new Uint8Array([1]));
+    await storage.files.write("outbox/resume/YOUNG-ORPHAN.avro", new Uint8Array([2]));
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    await utimes(storage.files.localPath!("outbox/resume/OLD-ORPHAN.avro"), anHourAgo, anHourAgo);
+
     // the "restarted" stream: a new storage instance on the folder, the same name, nothing enqueued
     const second = switchable();
     second.down.value = false;
@@ -185,7 +192,10 @@ describe("live stream outbox, Node", () => {
     );
     expect(counts.every((c) => c.every((n) => n === 1))).toBe(true);
     expect(b.status()).toMatchObject({ batchesSent: 5, pointsSent: 1500, batchesInOutbox: 0 });
-    expect(await storage.files.list("outbox/")).toEqual([]);
+    // the old orphan was swept at start-up; the young one is left alone
+    expect((await storage.files.list("outbox/")).map((f) => f.path)).toEqual([
+      "outbox/resume/YOUNG-ORPHAN.avro",
+    ]);
   }, 30_000);
 
   it("one sender at a time for two streams on one outbox; both streams' points arrive once", async () => {

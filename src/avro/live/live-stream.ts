@@ -25,6 +25,9 @@ import { OutboxSender } from "./outbox-sender.js";
 import { senderLock } from "./sender-lock.js";
 import { avroTransport, type LiveBatch, type Transport } from "./transport.js";
 
+/** A batch file no catalog entry names, this old, was left by a writer that died before committing it. */
+const ORPHAN_AGE_MS = 10 * 60_000;
+
 export interface LiveStreamOptions {
   /** Where the "avro" transport POSTs (required unless `transport` is a function). */
   url?: string | URL;
@@ -210,6 +213,7 @@ export class LiveStream extends EventTarget {
     this.#resumed = this.#outbox.state().then(
       (state) => {
         for (const b of state.batches) this.#mine.add(b.id);
+        void this.#outbox.sweep(ORPHAN_AGE_MS).catch(() => {}); // best effort: orphans are never sent anyway
       },
       (err) => this.#failed(err),
     );

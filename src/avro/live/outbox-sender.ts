@@ -139,6 +139,12 @@ export class OutboxSender {
     while (!signal.aborted) {
       try {
         const state = await this.#outbox.state();
+        if (this.#cache.size > 0) {
+          // Bytes of batches that left the outbox some other way (dropped, sent by another sender) go. (One
+          // cached just after this state was read is dropped too: it is then read back from the outbox.)
+          const held = new Set(state.batches.map((b) => b.id));
+          for (const id of this.#cache.keys()) if (!held.has(id)) this.#cache.delete(id);
+        }
         const next = state.batches.find((b) => !this.#done.has(b.id));
         if (!next) {
           idleSince ??= Date.now();

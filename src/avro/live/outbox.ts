@@ -61,6 +61,15 @@ export class Outbox {
       bytes: batch.bytes.length,
       createdMs: Date.now(),
     };
+    if (policy !== "drop-oldest") {
+      // Full already: refuse before writing the file (a blocked stream asks again and again).
+      const held = outboxBytes(await this.state());
+      if (held > 0 && held + entry.bytes > maxBytes)
+        throw new AvaError(
+          "QUOTA_EXCEEDED",
+          `the outbox of live stream ${this.stream} holds ${held} bytes: batch ${entry.id} (${entry.bytes} bytes) would pass its cap of ${maxBytes}`,
+        );
+    }
     await this.storage.files.write(entry.path, batch.bytes);
     try {
       for (let attempt = 1; ; attempt++) {
@@ -108,6 +117,21 @@ export class Outbox {
       if (isAvaError(err, "NOT_FOUND")) return undefined;
       throw err;
     }
+  }
+
+  /**
+   * Deletes files of this stream that no catalog entry names and that are older than `olderThanMs`: the
+   * leftovers of a writer killed between writing a batch's file and committing it (never sent: the batch
+   * was not durable yet). Younger ones may be another tab's or process's batch about to be committed.
+   */
+  async sweep(olderThanMs: number): Promise<number> {
+    const listed = new Set((await this.state()).batches.map((b) => b.path));
+    const now = Date.now();
+    const orphans = (await this.storage.files.list(`outbox/${this.stream}/`)).filter(
+      (f) => !listed.has(f.path) && now - f.modifiedMs > olderThanMs,
+    );
+    await Promise.all(orphans.map((f) => this.storage.files.delete(f.path)));
+    return orphans.length;
   }
 
   /** Removes acknowledged (or refused) batches: the catalog entry first, so no entry names a missing file. */
