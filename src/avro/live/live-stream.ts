@@ -4,21 +4,31 @@
 // retried with exponential backoff (capped) for as long as it takes — a batch is never dropped because the
 // network failed; a batch the server refuses is counted, reported and set aside.
 //
-// Not yet here (issue 13's "Live stream"): the durable outbox (batches kept in storage before sending),
-// the "nominal" transport, resume after a restart and the ingest endpoint. Until the outbox exists, unsent
-// batches live in memory only.
+// Not yet here (issue 13's "Live stream"): the durable outbox (batches kept in storage before sending) and
+// resume after a restart. Until the outbox exists, unsent batches live in memory only.
 import { AvaError } from "../../errors.js";
 import { ulid } from "../../util/ids.js";
 import type { AvroCodec } from "../codecs.js";
 import type { StreamValue, Timestamp, TimestampUnit } from "../values.js";
 import { type AvroStreamWriter, createWriter, memorySink } from "../writer.js";
+import { nominalTransport } from "./nominal-transport.js";
 import { avroTransport, isRetryable, type LiveBatch, type Transport } from "./transport.js";
 
 export interface LiveStreamOptions {
-  /** Where the "avro" transport POSTs (required unless `transport` is a function). */
+  /**
+   * Where batches go (required unless `transport` is a function): the endpoint the "avro" transport POSTs
+   * to, or the Nominal API's base URL for "nominal".
+   */
   url?: string | URL;
-  /** "avro" (default), or your own function. */
-  transport?: "avro" | Transport;
+  /**
+   * "avro" (default): each batch one Avro stream file with an Idempotency-Key, for `ingestHandler` or any
+   * server that dedupes by key; "nominal": Nominal's protobuf live write request; or your own function.
+   */
+  transport?: "avro" | "nominal" | Transport;
+  /** The "nominal" transport's dataset. */
+  datasetRid?: string;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
   headers?: Record<string, string>;
   /** The "avro" transport abandons (and retries) a request this slow. Default 30 s. */
   requestTimeoutMs?: number;
@@ -69,21 +79,7 @@ export class LiveStream extends EventTarget {
 
   constructor(options: LiveStreamOptions) {
     super();
-    const { transport = "avro", url, headers } = options;
-    if (typeof transport === "function") this.#transport = transport;
-    else if (transport === "avro") {
-      if (url === undefined)
-        throw new AvaError("INVALID_ARGUMENT", "createLiveStream: the avro transport needs a url");
-      this.#transport = avroTransport({
-        url,
-        ...(headers && { headers }),
-        ...(options.requestTimeoutMs !== undefined && { timeoutMs: options.requestTimeoutMs }),
-      });
-    } else
-      throw new AvaError(
-        "INVALID_ARGUMENT",
-        `createLiveStream: transport ${JSON.stringify(transport)} is not "avro" or a function`,
-      );
+    this.#transport = transportOf(options);
     this.#options = {
       maxBatchPoints: options.maxBatchPoints ?? 250_000,
       maxDelayMs: options.maxDelayMs ?? 100,
@@ -225,6 +221,23 @@ export class LiveStream extends EventTarget {
       lastError: this.#lastError,
     };
   }
+}
+
+/** The transport `options` ask for, or INVALID_ARGUMENT naming what is missing. */
+function transportOf(options: LiveStreamOptions): Transport {
+  const { transport = "avro", url, token, datasetRid } = options;
+  if (typeof transport === "function") return transport;
+  if (transport !== "avro" && transport !== "nominal")
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `createLiveStream: transport ${JSON.stringify(transport)} is not "avro", "nominal" or a function`,
+    );
+  if (url === undefined)
+    throw new AvaError("INVALID_ARGUMENT", `createLiveStream: the ${transport} transport needs a url`);
+  const headers = { ...options.headers, ...(token !== undefined && { Authorization: `Bearer ${token}` }) };
+  const timeout = options.requestTimeoutMs !== undefined && { timeoutMs: options.requestTimeoutMs };
+  if (transport === "avro") return avroTransport({ url, headers, ...timeout });
+  return nominalTransport({ url, datasetRid: datasetRid as string, headers, ...timeout });
 }
 
 export function createLiveStream(options: LiveStreamOptions): LiveStream {
