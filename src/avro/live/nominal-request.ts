@@ -31,18 +31,11 @@ function timestamp(w: ProtoWriter, ns: bigint): void {
 }
 
 function writeValue(w: ProtoWriter, kind: Kind, value: AvroValue["value"]): void {
-  switch (kind) {
-    case "double":
-      return w.double(2, value as number);
-    case "long":
-      return w.int64(2, value as bigint);
-    case "string":
-      return w.string(2, value as string);
-    case "doubleArray":
-      return w.packedDoubles(2, value as Float64Array);
-    case "stringArray":
-      for (const s of value as string[]) w.string(2, s);
-  }
+  if (kind === "double") w.double(2, value as number);
+  else if (kind === "long") w.int64(2, value as bigint);
+  else if (kind === "string") w.string(2, value as string);
+  else if (kind === "doubleArray") w.packedDoubles(2, value as Float64Array);
+  else for (const s of value as string[]) w.string(2, s);
 }
 
 /** A record's points grouped by kind (a record of one kind, the usual case, is one group). */

@@ -41,7 +41,10 @@ export class ProtoWriter {
 
   /** int32 / uint32 / enum. Negative int32s take ten bytes, as in every protobuf encoder. */
   int32(field: number, v: number): void {
-    if (v < 0) return this.int64(field, BigInt(v));
+    if (v < 0) {
+      this.int64(field, BigInt(v));
+      return;
+    }
     this.#tag(field, WIRE_VARINT);
     this.#varint32(v >>> 0);
   }
