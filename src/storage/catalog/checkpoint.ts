@@ -2,7 +2,7 @@
 // catalog reads one file and the log entries after it, not the whole log.
 import { crc32 } from "../../avro/crc32.js";
 import { TableHistory } from "./history.js";
-import type { NamespaceEntry, RunRecord, Snapshot, StreamState, TableMeta } from "./model.js";
+import type { NamespaceEntry, OutboxState, RunRecord, Snapshot, StreamState, TableMeta } from "./model.js";
 import { RunLog } from "./run-log.js";
 import type { CatalogState, TableState } from "./state.js";
 import {
@@ -26,6 +26,8 @@ interface CheckpointHeader {
   runsLine?: number;
   streams?: Record<string, StreamState>;
   cursors?: Record<string, string>;
+  /** Live streams' outboxes (absent in checkpoints written before outboxes existed). */
+  outboxes?: Record<string, OutboxState>;
   /** CRC-32 of each line after the header, so a damaged section is found at open, not when first parsed. */
   lineCrc?: number[];
 }
@@ -47,6 +49,7 @@ export function serializeState(state: CatalogState): Uint8Array {
     runsLine: lines.length,
     streams: { ...state.streams },
     cursors: { ...state.cursors },
+    outboxes: { ...state.outboxes },
     lineCrc: encoded.map((b) => crc32(b)),
   };
   const parts = [encoder.encode(JSON.stringify(header)), ...encoded];
@@ -117,5 +120,6 @@ export function deserializeState(
     runs,
     streams: header.streams ?? {},
     cursors: header.cursors ?? {},
+    outboxes: header.outboxes ?? {},
   };
 }

@@ -7,6 +7,7 @@ import { TableHistory } from "./history.js";
 import {
   type DataFile,
   type NamespaceEntry,
+  type OutboxState,
   type RunRecord,
   type SchemaVersion,
   type Snapshot,
@@ -15,6 +16,7 @@ import {
   type TableMeta,
   tableKey,
 } from "./model.js";
+import { applyOutboxOp, type OutboxOp } from "./outbox-state.js";
 import { RunLog } from "./run-log.js";
 
 export interface SnapshotDraft {
@@ -35,6 +37,7 @@ export interface SnapshotDraft {
 }
 
 export type CatalogOp =
+  | OutboxOp
   | { op: "createNamespace"; namespace: string; timestampMs: number }
   | {
       op: "createTable";
@@ -134,6 +137,8 @@ export interface CatalogState {
   streams: Readonly<Record<string, StreamState>>;
   /** Cursor values, by `namespace.table#key`. */
   cursors: Readonly<Record<string, string>>;
+  /** Live streams' outboxes, by stream name (see outbox-state.ts). */
+  outboxes: Readonly<Record<string, OutboxState>>;
 }
 
 export interface CommitResult {
@@ -149,6 +154,7 @@ export const EMPTY_STATE: CatalogState = {
   runs: RunLog.empty(),
   streams: {},
   cursors: {},
+  outboxes: {},
 };
 
 export function streamKey(namespace: string, table: string, key: string): string {
@@ -304,7 +310,13 @@ export function applyOps(
   let runs = state.runs;
   const streams = { ...state.streams };
   const cursors = { ...state.cursors };
+  let outboxes = state.outboxes;
   for (const op of ops) {
+    if (op.op === "outboxAdd" || op.op === "outboxRemove" || op.op === "outboxLease") {
+      if (outboxes === state.outboxes) outboxes = { ...state.outboxes };
+      applyOutboxOp(outboxes as Record<string, OutboxState>, op);
+      continue;
+    }
     if (op.op === "streamProgress") {
       applyStreamProgress(streams, op);
       continue;
@@ -398,5 +410,8 @@ export function applyOps(
     tables[key] = applied.table;
     snapshots.push(applied.snapshot);
   }
-  return { state: { version: state.version + 1, namespaces, tables, runs, streams, cursors }, snapshots };
+  return {
+    state: { version: state.version + 1, namespaces, tables, runs, streams, cursors, outboxes },
+    snapshots,
+  };
 }

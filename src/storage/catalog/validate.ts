@@ -112,6 +112,15 @@ const schemaVersion = shape({
   timestampMs: num,
 });
 
+const outboxBatch = shape({ id: str, path: str, points: num, bytes: num, createdMs: num });
+const outboxLease = shape({ owner: str, untilMs: num });
+export const outboxState = shape({
+  batches: arrayOf(outboxBatch),
+  lease: opt(outboxLease),
+  droppedBatches: num,
+  droppedPoints: num,
+});
+
 /** One row per op kind: the fields besides `op` that applying it relies on. */
 const OP_SHAPES: { [K in CatalogOp["op"]]: Record<string, Field> } = {
   createNamespace: { namespace: str, timestampMs: num },
@@ -157,6 +166,9 @@ const OP_SHAPES: { [K in CatalogOp["op"]]: Record<string, Field> } = {
   recordRun: { run: runRecord, create: opt(bool) },
   dropTable: { namespace: str, table: str },
   dropNamespace: { namespace: str },
+  outboxAdd: { stream: str, batch: outboxBatch, maxBytes: opt(num) },
+  outboxRemove: { stream: str, ids: arrayOf(str), dropped: opt(bool) },
+  outboxLease: { stream: str, lease: nullable(outboxLease), expected: nullable(outboxLease) },
 };
 
 const OP_CHECKS = new Map(Object.entries(OP_SHAPES).map(([op, fields]) => [op, shape(fields)]));
@@ -190,6 +202,7 @@ export const checkpointHeader = shape({
   runsLine: opt(num),
   streams: opt(recordOf(anyObject)),
   cursors: opt(recordOf(str)),
+  outboxes: opt(recordOf(outboxState)),
   lineCrc: opt(arrayOf(num)),
 });
 
