@@ -164,14 +164,19 @@ describe("the nominal transport", () => {
     expect(got[11_234]).toBe(`doublePoints:11.234000000=${values[11_234]}`);
   });
 
-  it("refuses a batch with JSON points, naming the channel, and bad options at once", async () => {
-    const { base } = await fakeNominal();
+  it("refuses JSON points when enqueued, naming the channel, and bad options at once", async () => {
+    const { base, received } = await fakeNominal();
     const live = createLiveStream({ url: base, transport: "nominal", datasetRid: "ds" });
-    const refused: unknown[] = [];
-    live.addEventListener("refused", (e) => refused.push((e as CustomEvent).detail.error));
-    live.enqueue("event", 1n, { ok: true });
+    await expectAvaError(() => live.enqueue("event", 1n, { ok: true }), "INVALID_ARGUMENT", /"event".*JSON/);
+    await expectAvaError(
+      () => live.enqueueFromDict(1n, { speed: 1, event: { ok: true } }),
+      "INVALID_ARGUMENT",
+      /"event".*JSON.*nothing/,
+    );
+    await expectAvaError(() => live.enqueueBatch("e", [1n], [{ a: 1 }]), "INVALID_ARGUMENT", /"e"/);
+    live.enqueue("speed", 2n, 3);
     await live.close();
-    expect(String(refused[0])).toMatch(/"event".*JSON/);
+    expect([...received[0]!.points.keys()]).toEqual(["speed"]); // nothing of the refused calls was sent
     await expectAvaError(
       () => createLiveStream({ url: base, transport: "nominal" }),
       "INVALID_ARGUMENT",

@@ -115,6 +115,8 @@ export interface LiveStreamStatus {
  */
 export class LiveStream extends EventTarget {
   readonly #options: ReturnType<typeof checkLiveOptions>;
+  /** The "nominal" transport has no JSON point type: such points are refused when enqueued, not sent. */
+  readonly #noJson: boolean;
   readonly #outbox: Outbox;
   readonly #sender: OutboxSender;
   readonly #policy: OutboxPolicy;
@@ -149,6 +151,7 @@ export class LiveStream extends EventTarget {
   constructor(options: LiveStreamOptions) {
     super();
     this.#options = checkLiveOptions(options);
+    this.#noJson = options.transport === "nominal";
     const send = transportOf(options);
     this.#policy = checkPolicy(options.outboxPolicy ?? "block");
     this.#maxBytes = options.maxOutboxBytes;
@@ -290,6 +293,7 @@ export class LiveStream extends EventTarget {
 
   enqueue(channel: string, timestamp: Timestamp, value: StreamValue, tags?: Record<string, string>): void {
     this.#check();
+    if (this.#noJson && isJsonStruct(value)) refuseJson(channel);
     this.#writer.enqueue(channel, timestamp, value, tags);
     this.#added(1);
   }
@@ -301,6 +305,8 @@ export class LiveStream extends EventTarget {
     tags?: Record<string, string>,
   ): void {
     this.#check();
+    // A batch is of one kind (the writer refuses a mixed one): its first value tells.
+    if (this.#noJson && isJsonStruct(values[0])) refuseJson(channel);
     this.#writer.enqueueBatch(channel, timestamps, values, tags);
     this.#added(timestamps.length);
   }
@@ -311,6 +317,8 @@ export class LiveStream extends EventTarget {
     tags?: Record<string, string>,
   ): void {
     this.#check();
+    if (this.#noJson)
+      for (const [channel, value] of Object.entries(values)) if (isJsonStruct(value)) refuseJson(channel);
     this.#writer.enqueueFromDict(timestamp, values, tags);
     this.#added(Object.keys(values).length);
   }
@@ -463,6 +471,17 @@ export class LiveStream extends EventTarget {
       lastError: this.#lastError,
     };
   }
+}
+
+function isJsonStruct(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value);
+}
+
+function refuseJson(channel: string): never {
+  throw new AvaError(
+    "INVALID_ARGUMENT",
+    `channel ${JSON.stringify(channel)}: the "nominal" transport cannot send JSON points (Nominal's live write request has no such type); nothing of this call was enqueued`,
+  );
 }
 
 /** The transport `options` ask for, or INVALID_ARGUMENT naming what is missing. */
