@@ -23,16 +23,27 @@ import { checkLiveOptions } from "./live-options.js";
 import { checkPolicy, defaultOutboxBytes, Outbox, type OutboxPolicy } from "./outbox.js";
 import { OutboxSender } from "./outbox-sender.js";
 import { senderLock } from "./sender-lock.js";
+import { nominalTransport } from "./nominal-transport.js";
 import { avroTransport, type LiveBatch, type Transport } from "./transport.js";
 
 /** A batch file no catalog entry names, this old, was left by a writer that died before committing it. */
 const ORPHAN_AGE_MS = 10 * 60_000;
 
 export interface LiveStreamOptions {
-  /** Where the "avro" transport POSTs (required unless `transport` is a function). */
+  /**
+   * Where batches go (required unless `transport` is a function): the endpoint the "avro" transport POSTs
+   * to, or the Nominal API's base URL for "nominal".
+   */
   url?: string | URL;
-  /** "avro" (default), or your own function. */
-  transport?: "avro" | Transport;
+  /**
+   * "avro" (default): each batch one Avro stream file with an Idempotency-Key, for `ingestHandler` or any
+   * server that dedupes by key; "nominal": Nominal's protobuf live write request; or your own function.
+   */
+  transport?: "avro" | "nominal" | Transport;
+  /** The "nominal" transport's dataset. */
+  datasetRid?: string;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
   headers?: Record<string, string>;
   /** The "avro" transport abandons (and retries) a request this slow. Default 30 s. */
   requestTimeoutMs?: number;
@@ -107,6 +118,8 @@ export interface LiveStreamStatus {
  */
 export class LiveStream extends EventTarget {
   readonly #options: ReturnType<typeof checkLiveOptions>;
+  /** The "nominal" transport has no JSON point type: such points are refused when enqueued, not sent. */
+  readonly #noJson: boolean;
   readonly #outbox: Outbox;
   readonly #sender: OutboxSender;
   readonly #policy: OutboxPolicy;
@@ -141,22 +154,8 @@ export class LiveStream extends EventTarget {
   constructor(options: LiveStreamOptions) {
     super();
     this.#options = checkLiveOptions(options);
-    const { transport = "avro", url, headers } = options;
-    let send: Transport;
-    if (typeof transport === "function") send = transport;
-    else if (transport === "avro") {
-      if (url === undefined)
-        throw new AvaError("INVALID_ARGUMENT", "createLiveStream: the avro transport needs a url");
-      send = avroTransport({
-        url,
-        ...(headers && { headers }),
-        ...(options.requestTimeoutMs !== undefined && { timeoutMs: options.requestTimeoutMs }),
-      });
-    } else
-      throw new AvaError(
-        "INVALID_ARGUMENT",
-        `createLiveStream: transport ${JSON.stringify(transport)} is not "avro" or a function`,
-      );
+    this.#noJson = options.transport === "nominal";
+    const send = transportOf(options);
     this.#policy = checkPolicy(options.outboxPolicy ?? "block");
     this.#maxBytes = options.maxOutboxBytes;
     this.#writer = this.#newWriter(); // checks codec and timestampUnit
@@ -298,6 +297,7 @@ export class LiveStream extends EventTarget {
 
   enqueue(channel: string, timestamp: Timestamp, value: StreamValue, tags?: Record<string, string>): void {
     this.#check();
+    if (this.#noJson && isJsonStruct(value)) refuseJson(channel);
     this.#writer.enqueue(channel, timestamp, value, tags);
     this.#added(1);
   }
@@ -309,6 +309,8 @@ export class LiveStream extends EventTarget {
     tags?: Record<string, string>,
   ): void {
     this.#check();
+    // A batch is of one kind (the writer refuses a mixed one): its first value tells.
+    if (this.#noJson && isJsonStruct(values[0])) refuseJson(channel);
     this.#writer.enqueueBatch(channel, timestamps, values, tags);
     this.#added(timestamps.length);
   }
@@ -319,6 +321,8 @@ export class LiveStream extends EventTarget {
     tags?: Record<string, string>,
   ): void {
     this.#check();
+    if (this.#noJson)
+      for (const [channel, value] of Object.entries(values)) if (isJsonStruct(value)) refuseJson(channel);
     this.#writer.enqueueFromDict(timestamp, values, tags);
     this.#added(Object.keys(values).length);
   }
@@ -471,6 +475,34 @@ export class LiveStream extends EventTarget {
       lastError: this.#lastError,
     };
   }
+}
+
+function isJsonStruct(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value);
+}
+
+function refuseJson(channel: string): never {
+  throw new AvaError(
+    "INVALID_ARGUMENT",
+    `channel ${JSON.stringify(channel)}: the "nominal" transport cannot send JSON points (Nominal's live write request has no such type); nothing of this call was enqueued`,
+  );
+}
+
+/** The transport `options` ask for, or INVALID_ARGUMENT naming what is missing. */
+function transportOf(options: LiveStreamOptions): Transport {
+  const { transport = "avro", url, token, datasetRid } = options;
+  if (typeof transport === "function") return transport;
+  if (transport !== "avro" && transport !== "nominal")
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `createLiveStream: transport ${JSON.stringify(transport)} is not "avro", "nominal" or a function`,
+    );
+  if (url === undefined)
+    throw new AvaError("INVALID_ARGUMENT", `createLiveStream: the ${transport} transport needs a url`);
+  const headers = { ...options.headers, ...(token !== undefined && { Authorization: `Bearer ${token}` }) };
+  const timeout = options.requestTimeoutMs !== undefined && { timeoutMs: options.requestTimeoutMs };
+  if (transport === "avro") return avroTransport({ url, headers, ...timeout });
+  return nominalTransport({ url, datasetRid: datasetRid as string, headers, ...timeout });
 }
 
 export function createLiveStream(options: LiveStreamOptions): LiveStream {
