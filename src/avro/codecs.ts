@@ -3,6 +3,7 @@
 // big-endian CRC-32 of the uncompressed block; zstandard is read only (zstd.ts). Decompression stops at a
 // bound, so a decompression bomb is an error, not an allocation.
 import { AvaError } from "../errors.js";
+import { readAtMost } from "../util/bytes.js";
 import { crc32 } from "./crc32.js";
 import { SnappyError, snappyCompress, snappyDecompress } from "./snappy.js";
 import { unzstd } from "./zstd.js";
@@ -39,26 +40,7 @@ async function pipe(
   transform: CompressionStream | DecompressionStream,
   limit: number,
 ): Promise<Uint8Array | undefined> {
-  const reader = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(transform).getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > limit) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return readAtMost(new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(transform), limit);
 }
 
 /**

@@ -1,4 +1,4 @@
-// Joining byte chunks, which files, blocks and sinks all do; and a buffer reused for bytes that are
+// Joining byte chunks, which files, blocks and sinks all do; reading a stream up to a limit; and a buffer reused for bytes that are
 // dropped before the next are needed.
 export function concatBytes(parts: readonly ArrayLike<number>[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
@@ -8,6 +8,30 @@ export function concatBytes(parts: readonly ArrayLike<number>[]): Uint8Array {
     at += p.length;
   }
   return out;
+}
+
+/**
+ * A stream's bytes joined, or `undefined` as soon as they pass `limit` — the stream is then cancelled, so a
+ * source that never ends (or lies about its length) costs at most `limit` bytes of memory.
+ */
+export async function readAtMost(
+  stream: ReadableStream<Uint8Array>,
+  limit: number,
+): Promise<Uint8Array | undefined> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0]! : concatBytes(chunks);
 }
 
 /**

@@ -2,6 +2,7 @@
 // requests in: the stream identifier chunk, then one chunk per 64 KiB of input — compressed when that
 // saves bytes, stored otherwise — each with the masked CRC-32C of its uncompressed bytes
 // (github.com/google/snappy/blob/main/framing_format.txt). Not the raw block format the Avro codec uses.
+import { concatBytes } from "../../util/bytes.js";
 import { crc32c } from "../crc32.js";
 import { snappyCompress } from "../snappy.js";
 
@@ -19,7 +20,6 @@ export function maskedCrc32c(bytes: Uint8Array): number {
 
 export function snappyFrame(input: Uint8Array): Uint8Array {
   const parts: Uint8Array[] = [STREAM_IDENTIFIER];
-  let size = STREAM_IDENTIFIER.length;
   for (let at = 0; at < input.length; at += CHUNK) {
     const raw = input.subarray(at, Math.min(at + CHUNK, input.length));
     const packed = snappyCompress(raw);
@@ -32,13 +32,6 @@ export function snappyFrame(input: Uint8Array): Uint8Array {
     header[3] = (length >>> 16) & 0xff;
     new DataView(header.buffer).setUint32(4, maskedCrc32c(raw), true);
     parts.push(header, stored);
-    size += header.length + stored.length;
   }
-  const out = new Uint8Array(size);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
