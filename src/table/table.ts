@@ -221,10 +221,10 @@ export class Table<Row = Record<string, unknown>, In = Row> {
   ): Promise<AppendResult<Row>> {
     if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey, this.identifier, this.#tx);
     // A missing table or another schema: refused before any file is written.
-    const entry = await this.#state({ fresh: false });
+    // A keyed append reads the latest state once: the common re-send is answered from it, writing nothing.
+    const entry = await this.#state({ fresh: idempotencyKey !== undefined });
     if (idempotencyKey !== undefined) {
-      // The common re-send: answered from the catalog without writing anything.
-      const earlier = (await this.#state()).history.withIdempotencyKey(idempotencyKey);
+      const earlier = entry.history.withIdempotencyKey(idempotencyKey);
       if (earlier) return this.#duplicate(data, earlier);
     }
     const schemaId = entry.schemas?.at(-1)?.id;
