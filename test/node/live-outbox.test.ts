@@ -262,22 +262,31 @@ describe("live stream outbox at its cap", () => {
     return Math.floor(size * 3.5);
   }
 
+  /** A stream of 1,000-point batches sent through `net`, its outbox capped at `cap` bytes. */
+  function cappedStream(
+    net: ReturnType<typeof switchable>,
+    cap: number,
+    options: Parameters<typeof createLiveStream>[0],
+  ): LiveStream {
+    const l = createLiveStream({
+      transport: net.transport,
+      outbox: memoryStorage(),
+      maxOutboxBytes: cap,
+      maxBatchPoints: 1000,
+      backoffMs: 5,
+      maxBackoffMs: 20,
+      ...options,
+    });
+    streams.push(l);
+    return l;
+  }
+
   it("drop-oldest deletes the oldest unsent batches to take new ones, counting the loss and announcing it", async () => {
     const storage = memoryStorage();
     const net = switchable();
     const dropped: { batches: { id: string }[]; points: number }[] = [];
     const cap = await capOf3();
-    const l2 = createLiveStream({
-      transport: net.transport,
-      outbox: storage,
-      name: "capped",
-      outboxPolicy: "drop-oldest",
-      maxOutboxBytes: cap,
-      maxBatchPoints: 1000,
-      backoffMs: 5,
-      maxBackoffMs: 20,
-    });
-    streams.push(l2);
+    const l2 = cappedStream(net, cap, { outbox: storage, name: "capped", outboxPolicy: "drop-oldest" });
     l2.addEventListener("dropped", (e) => dropped.push((e as CustomEvent).detail));
     const stored: string[] = [];
     l2.addEventListener("stored", (e) => stored.push((e as CustomEvent).detail.id));
@@ -310,17 +319,7 @@ describe("live stream outbox at its cap", () => {
 
   it('"error" refuses new points with QUOTA_EXCEEDED while the outbox is full, and takes them again once it drains', async () => {
     const net = switchable();
-    const cap = await capOf3();
-    const l = createLiveStream({
-      transport: net.transport,
-      outbox: memoryStorage(),
-      outboxPolicy: "error",
-      maxOutboxBytes: cap,
-      maxBatchPoints: 1000,
-      backoffMs: 5,
-      maxBackoffMs: 20,
-    });
-    streams.push(l);
+    const l = cappedStream(net, await capOf3(), { outboxPolicy: "error" });
     const full: unknown[] = [];
     l.addEventListener("full", (e) => full.push((e as CustomEvent).detail));
     let accepted = 0;
@@ -354,18 +353,7 @@ describe("live stream outbox at its cap", () => {
 
   it('"block" keeps new batches in memory until there is room, refusing only when memory is full too', async () => {
     const net = switchable();
-    const cap = await capOf3();
-    const l = createLiveStream({
-      transport: net.transport,
-      outbox: memoryStorage(),
-      outboxPolicy: "block",
-      maxOutboxBytes: cap,
-      maxBufferedBatches: 2,
-      maxBatchPoints: 1000,
-      backoffMs: 5,
-      maxBackoffMs: 20,
-    });
-    streams.push(l);
+    const l = cappedStream(net, await capOf3(), { outboxPolicy: "block", maxBufferedBatches: 2 });
     let accepted = 0;
     let refusal: unknown;
     for (let round = 0; round < 20 && !refusal; round++) {
