@@ -14,7 +14,7 @@ export type {
   SnapshotOperation,
   StatValue,
 } from "./storage/catalog/model.js";
-export type { CatalogOp, CatalogState, CommitResult } from "./storage/catalog/state.js";
+export type { CatalogOp, CatalogState, CommitResult, ScheduleState } from "./storage/catalog/state.js";
 export {
   type CatalogLog,
   type CommitOptions,

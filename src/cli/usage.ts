@@ -68,16 +68,19 @@ ${EXIT_CODES}`;
 
 export const SERVE_HELP = `usage:
   avalanche-web serve [--root DIR] [--port 8080] [--host 127.0.0.1] [--token T] [--module FILE]...
-                      [--max-body BYTES] [--catch-up latest|all|none]
+                      [--max-body BYTES] [--drain-ms MS]
     REST: GET /namespaces, /tables, /tables/NS/TABLE, .../schema, .../history, .../scan; POST /sql;
     GET /runs, /runs/ID; POST /hooks/WORKFLOW (starts a run); GET /openapi.json.
     Workflows come from --module files; those declared with a schedule run on time.
-    A host other than loopback needs --token (or $AVALANCHE_TOKEN); with a token, every mutating route
-    wants "Authorization: Bearer T". SIGINT/SIGTERM stop it gracefully (in-flight requests and runs finish).
+    Schedules: ava.workflow({ name, schedule: "0 * * * *", catchUp: "latest"|"all"|"none" }) in a module.
+    Auth: a host other than loopback needs --token (or $AVALANCHE_TOKEN, 16+ characters). With a token every
+    route but /health and /openapi.json wants "Authorization: Bearer T"; without one, reads are open and
+    mutating routes (webhooks, ingest) are refused. SIGINT/SIGTERM drain in-flight requests and runs.
 ${EXIT_CODES}`;
 
 export const HELP = `avalanche-web — tables, runs, SQL and Avro stream telemetry files from the command line
 
+usage:
   avalanche-web tables [ls|show|history|head] ...  the tables of a storage (tables --help)
   avalanche-web sql ["SELECT ..."]                  SQL over every table, with native DuckDB (sql --help)
   avalanche-web runs [ls|show] ...                  recorded workflow runs (runs --help)

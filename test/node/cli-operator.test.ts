@@ -56,7 +56,7 @@ describe("avalanche-web tables", () => {
     const csv = cli(["tables", "--csv", "--root", root]).stdout.trim().split("\n");
     expect(csv[0]).toBe("table,snapshots,rows,files,bytes,updated");
     expect(csv[2]).toMatch(/^ops\.ticks,0,0,0,0,/);
-  });
+  }, 240_000); // each command is a process starting tsx
 
   it("show gives the schema with the provenance columns marked, and the table's size", () => {
     const info = json(["tables", "show", "ops.readings"]);
@@ -72,23 +72,23 @@ describe("avalanche-web tables", () => {
     const text = cli(["tables", "show", "ops.readings"]).stdout;
     expect(text).toMatch(/^snapshots:\s+2$/m);
     expect(text).toMatch(/^_ava_updated_at\s+Timestamp<MICROSECOND, UTC>\s+no\s+yes$/m);
-  });
+  }, 240_000); // each command is a process starting tsx
 
   it("history lists snapshots oldest first", () => {
     const h = json(["tables", "history", "ops.readings"]);
     expect(h.map((s: { seq: number }) => s.seq)).toEqual([1, 2]);
     expect(h[0]).toMatchObject({ snapshot: first, operation: "append", addedRows: 1, totalRows: 1 });
     expect(h[1]).toMatchObject({ addedRows: 2, totalRows: 3 });
-  });
+  }, 240_000); // each command is a process starting tsx
 
   it("head prints the first rows, filtered, limited, at a snapshot; CSV quotes; Parquet is a real file", async () => {
     const text = cli(["tables", "head", "ops.readings", "--columns", "sensor,n"]).stdout.trim().split("\n");
     expect(text).toEqual([
-      "sensor        n",
-      "------------  -",
-      "a             1",
-      "b             2",
-      'c, "quoted"   3',
+      "sensor       n",
+      "-----------  -",
+      "a            1",
+      "b            2",
+      'c, "quoted"  3',
       "(3 rows)",
     ]);
     expect(
@@ -124,7 +124,7 @@ describe("avalanche-web tables", () => {
     ).getRowObjects();
     expect(rows.map((r) => r.sensor)).toEqual(["a", "b", 'c, "quoted"']);
     conn.closeSync();
-  });
+  }, 240_000); // each command is a process starting tsx
 
   it("refuses bad input with one line and exit 1, wrong arguments with the usage and exit 2", () => {
     const missing = cli(["tables", "show", "ops.nope"]);
@@ -150,7 +150,7 @@ describe("avalanche-web tables", () => {
     const help = cli(["tables", "--help"]);
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/exit codes:/);
-  });
+  }, 240_000); // each command is a process starting tsx
 });
 
 describe("avalanche-web sql", () => {
@@ -165,7 +165,7 @@ describe("avalanche-web sql", () => {
     ]);
     const text = cli(["sql", "SELECT 1 AS one"]).stdout;
     expect(text).toBe("one\n---\n1\n(1 row)\n");
-  });
+  }, 240_000); // each command is a process starting tsx
 
   it("refuses bad SQL and unknown pins in one line", () => {
     const bad = cli(["sql", "SELEC nope"]);
@@ -175,7 +175,7 @@ describe("avalanche-web sql", () => {
     const pin = cli(["sql", "SELECT 1", "--at", "ops.nope=x"]);
     expect(pin.stderr).toBe("avalanche-web: --at: ops.nope is not a table of this namespace\n");
     expect(cli(["sql", "SELECT 1", "--at", "nonsense"]).status).toBe(2);
-  });
+  }, 240_000); // each command is a process starting tsx
 
   it("the prompt reads multi-line statements from a pipe, keeps going after an error, and exits 1 for it", () => {
     const script =
@@ -190,7 +190,7 @@ describe("avalanche-web sql", () => {
     const unfinished = cli(["sql"], "SELECT 1");
     expect(unfinished.stderr).toMatch(/ended inside a statement/);
     expect(unfinished.status).toBe(1);
-  });
+  }, 240_000); // each command is a process starting tsx
 });
 
 describe("avalanche-web run, runs, rerun", () => {
@@ -205,7 +205,7 @@ describe("avalanche-web run, runs, rerun", () => {
     expect(done).not.toBeNull();
     runId = done![1]!;
     expect(json(["sql", "SELECT count(*) AS c FROM ops.readings WHERE sensor = 'cli'"])).toEqual([{ c: 4 }]);
-  });
+  }, 240_000); // each command is a process starting tsx
 
   it("runs ls and runs show give statuses, durations, logs and what each node wrote", () => {
     const runs = json(["runs"]);
@@ -223,7 +223,7 @@ describe("avalanche-web run, runs, rerun", () => {
     expect(text).toMatch(/^status:\s+success$/m);
     expect(text).toMatch(/^store\s+step\s+success\s+\d+ ms/m);
     expect(text).toMatch(/^ {2}wrote 4 rows to ops.readings \(snapshot \w+\)$/m);
-  });
+  }, 240_000); // each command is a process starting tsx
 
   it("a failing run exits 1 and names the node and its error; runs show keeps it", () => {
     const r = cli(["run", `${FLOWS}#broken`]);
@@ -233,7 +233,7 @@ describe("avalanche-web run, runs, rerun", () => {
     expect(cli(["runs", "show", id]).stdout).toMatch(
       /^explode\s+step\s+failed\s+\d+ ms\s+INVALID_ARGUMENT: explode always fails$/m,
     );
-  });
+  }, 240_000); // each command is a process starting tsx
 
   it("rerun runs part of a recorded run again (lazy: the start node only)", () => {
     const r = cli(["rerun", runId, "--module", FLOWS, "--start", "total", "--lazy", "--json"]);
@@ -244,11 +244,11 @@ describe("avalanche-web run, runs, rerun", () => {
     expect(result.nodes.total.status).toBe("success");
     expect(result.nodes.store.status).toBe("not_run");
     expect(json(["runs", "show", result.runId]).rerunOf).toBe(runId);
-  });
+  }, 240_000); // each command is a process starting tsx
 
   it("refuses a bad module, workflow, input or run id in one line", () => {
     expect(cli(["run", `${FLOWS}#nope`]).stderr).toMatch(
-      /^avalanche-web: module .* exports no workflow nope \(its workflows: ingest, broken, sleepy, minutely\)\n$/,
+      /^avalanche-web: module .* exports no workflow nope \(its workflows: broken, ingest, minutely, sleepy\)\n$/,
     );
     expect(cli(["run", "/nowhere/flows.ts#x"]).stderr).toBe(
       "avalanche-web: workflow module /nowhere/flows.ts does not exist\n",
@@ -264,7 +264,7 @@ describe("avalanche-web run, runs, rerun", () => {
       "avalanche-web: workflow ingest has no node nope\n",
     );
     expect(cli(["rerun", runId, "--module", FLOWS]).status).toBe(2);
-  });
+  }, 240_000); // each command is a process starting tsx
 });
 
 describe("avalanche-web vacuum", () => {
@@ -277,7 +277,7 @@ describe("avalanche-web vacuum", () => {
     await expect(readFile(orphan)).rejects.toThrow();
     expect(json(["tables", "head", "ops.readings", "--columns", "n", "-n", "1"])).toEqual([{ n: 1 }]);
     expect(cli(["vacuum", "--older-than-ms", "-5"]).status).toBe(2);
-  });
+  }, 240_000); // each command is a process starting tsx
 });
 
 describe("avalanche-web help", () => {
@@ -287,5 +287,5 @@ describe("avalanche-web help", () => {
     for (const g of ["tables", "sql", "runs", "run MODULE#WORKFLOW", "rerun", "vacuum", "serve", "avro cat"])
       expect(r.stdout).toContain(`avalanche-web ${g}`);
     expect(r.stdout).toMatch(/2 {2}wrong arguments/);
-  });
+  }, 240_000); // each command is a process starting tsx
 });

@@ -154,6 +154,7 @@ const OP_SHAPES: { [K in CatalogOp["op"]]: Record<string, Field> } = {
   },
   setCursor: { namespace: str, table: str, key: str, value: str, expected: nullable(str) },
   recordRun: { run: runRecord, create: opt(bool) },
+  claimTick: { workflow: str, tickMs: num, runId: str, claimedBy: str, timestampMs: num },
   dropTable: { namespace: str, table: str },
   dropNamespace: { namespace: str },
 };
@@ -189,6 +190,7 @@ export const checkpointHeader = shape({
   runsLine: opt(num),
   streams: opt(recordOf(anyObject)),
   cursors: opt(recordOf(str)),
+  schedules: opt(recordOf(shape({ tickMs: num, runId: str, claimedBy: str, claimedMs: num }))),
   lineCrc: opt(arrayOf(num)),
 });
 
