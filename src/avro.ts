@@ -49,3 +49,4 @@ export {
   type LiveBatch,
   type Transport,
 } from "./avro/live/transport.js";
+export { type NominalTransportOptions, nominalTransport } from "./avro/live/nominal-transport.js";

@@ -22,6 +22,8 @@ export type AvaErrorCode =
   | "RUN_CANCELLED" // a run was cancelled before it finished (the error carries the RunResult)
   | "WORKER_CRASHED" // the Worker or worker thread running a node died
   | "UNAVAILABLE" // the platform lacks what was asked for (OPFS outside a browser, say)
+  | "UNAUTHORIZED" // a request without the credentials the server requires
+  | "TOO_LARGE" // a request or input over a declared size limit
   | "IO_ERROR"; // any other storage failure
 
 export class AvaError extends Error {

@@ -51,7 +51,14 @@ export {
 } from "./table/predicate.js";
 export { Scan, type ScanPlan } from "./table/scan.js";
 export type { CommitEvent, CommitListener } from "./table/subscribe.js";
-export { type AppendInput, type ScanOptions, Table } from "./table/table.js";
+export { type AppendInput, type AppendOptions, type ScanOptions, Table } from "./table/table.js";
+export {
+  type IngestOptions,
+  type IngestReceipt,
+  type IngestTarget,
+  ingestHandler,
+} from "./ingest/ingest-handler.js";
+export { errorResponse, httpStatusOf } from "./ingest/http-errors.js";
 export { type VacuumOptions, type VacuumResult, vacuum } from "./table/vacuum.js";
 export type { DropResult } from "./table/drop.js";
 export type {

@@ -11,3 +11,4 @@ export {
 } from "./serve/server.js";
 export { type Clock, ManualClock, systemClock } from "./serve/clock.js";
 export type { Route, RouteContext } from "./serve/routes.js";
+export { type FetchHandler, toNodeListener } from "./ingest/node-listener.js";

@@ -21,6 +21,7 @@ export async function serveCommand(root: string, args: string[], out: Out, err: 
       token: { value: true },
       module: { value: true, repeat: true },
       "max-body": { value: true },
+      "max-ingest": { value: true },
       "drain-ms": { value: true },
     },
     "serve",
@@ -30,6 +31,7 @@ export async function serveCommand(root: string, args: string[], out: Out, err: 
   const port = intOption(parsed, "port", 8080, "serve", SERVE_HELP);
   if (port > 65535) throw new UsageError(`serve: --port ${port} is not a port`, SERVE_HELP);
   const maxBodyBytes = intOption(parsed, "max-body", 1 << 20, "serve", SERVE_HELP, 1);
+  const maxIngestBytes = intOption(parsed, "max-ingest", 64 << 20, "serve", SERVE_HELP, 1);
   const drainMs = intOption(parsed, "drain-ms", 30_000, "serve", SERVE_HELP);
   const token = parsed.options.get("token") ?? (process.env.AVALANCHE_TOKEN || undefined);
   const workflows: Workflow[] = [];
@@ -41,7 +43,7 @@ export async function serveCommand(root: string, args: string[], out: Out, err: 
     port,
     ...(token !== undefined ? { token } : {}),
     workflows,
-    limits: { maxBodyBytes },
+    limits: { maxBodyBytes, maxIngestBytes },
     drainMs,
     version: packageVersion(),
     onError: (e) => err(`avalanche-web serve: ${(e as Error)?.message ?? String(e)}`),

@@ -68,9 +68,10 @@ ${EXIT_CODES}`;
 
 export const SERVE_HELP = `usage:
   avalanche-web serve [--root DIR] [--port 8080] [--host 127.0.0.1] [--token T] [--module FILE]...
-                      [--max-body BYTES] [--drain-ms MS]
+                      [--max-body BYTES] [--max-ingest BYTES] [--drain-ms MS]
     REST: GET /namespaces, /tables, /tables/NS/TABLE, .../schema, .../history, .../scan; POST /sql;
-    GET /runs, /runs/ID; POST /hooks/WORKFLOW (starts a run); GET /openapi.json.
+    GET /runs, /runs/ID; POST /hooks/WORKFLOW (starts a run); POST /tables/NS/TABLE/ingest (Avro stream
+    files, once per Idempotency-Key); GET /openapi.json.
     Workflows come from --module files; those declared with a schedule run on time.
     Schedules: ava.workflow({ name, schedule: "0 * * * *", catchUp: "latest"|"all"|"none" }) in a module.
     Auth: a host other than loopback needs --token (or $AVALANCHE_TOKEN, 16+ characters). With a token every

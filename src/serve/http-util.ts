@@ -1,7 +1,8 @@
 // HTTP plumbing for the server: bodies read within a size limit, JSON answers, and errors as
-// `{ error: { code, message } }` with the HTTP status their code means.
+// `{ error: { code, message } }` with the HTTP status their code means (the ingest endpoint's one map).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type AvaErrorCode, isAvaError } from "../errors.js";
+import { AvaError, isAvaError } from "../errors.js";
+import { httpStatusOf } from "../ingest/http-errors.js";
 
 /** An error the HTTP layer raises itself (auth, size, method, route); AvaErrors keep their own codes. */
 export class HttpError extends Error {
@@ -15,31 +16,13 @@ export class HttpError extends Error {
   }
 }
 
-const STATUS: Partial<Record<AvaErrorCode, number>> = {
-  NOT_FOUND: 404,
-  INVALID_ARGUMENT: 400,
-  INVALID_NAME: 400,
-  SCHEMA_MISMATCH: 400,
-  UNSUPPORTED_TYPE: 400,
-  SQL_ERROR: 400,
-  WORKFLOW_INVALID: 400,
-  AVRO_CORRUPT: 400,
-  AVRO_SCHEMA: 400,
-  CARDINALITY: 400,
-  COMMIT_CONFLICT: 409,
-  TIMEOUT: 504,
-  CANCELLED: 503,
-  UNAVAILABLE: 503,
-  QUOTA_EXCEEDED: 507,
-};
-
 /** The status and body an error answers with; unexpected errors say little (the log has the rest). */
 export function errorResponse(err: unknown): { status: number; code: string; message: string } {
   if ((err as { name?: unknown })?.name === "HttpError") {
     const e = err as HttpError;
     return { status: e.status, code: e.code, message: e.message };
   }
-  if (isAvaError(err)) return { status: STATUS[err.code] ?? 500, code: err.code, message: err.message };
+  if (isAvaError(err)) return { status: httpStatusOf(err), code: err.code, message: err.message };
   return { status: 500, code: "INTERNAL", message: "internal error" };
 }
 
@@ -65,7 +48,7 @@ export function sendError(res: ServerResponse, err: unknown): void {
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);
   const tooLarge = () =>
-    new HttpError(413, "PAYLOAD_TOO_LARGE", `the request body is larger than the limit of ${maxBytes} bytes`);
+    new AvaError("TOO_LARGE", `the request body is larger than the limit of ${maxBytes} bytes`);
   if (declared > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;

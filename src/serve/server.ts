@@ -13,9 +13,10 @@ import type { Storage } from "../storage/types.js";
 import type { RunHandle, RunResult } from "../workflow/run-handle.js";
 import type { Workflow } from "../workflow/workflow.js";
 import { type Clock, systemClock } from "./clock.js";
-import { HttpError, sendError, sendJson } from "./http-util.js";
+import { errorResponse, HttpError, sendError, sendJson } from "./http-util.js";
 import { openApi } from "./openapi.js";
 import { matchRoute, type Route } from "./routes.js";
+import { ingestRoutes } from "./routes-ingest.js";
 import { runRoutes } from "./routes-runs.js";
 import { sqlRoutes } from "./routes-sql.js";
 import { tableRoutes } from "./routes-tables.js";
@@ -35,7 +36,7 @@ export interface ServerOptions {
   /** Time for the scheduler (tests pass a ManualClock). Default: the system clock. */
   clock?: Clock;
   limits?: Partial<ServerLimits>;
-  /** More routes (the ingest endpoints), mounted beside the built-in ones. */
+  /** More routes, mounted beside the built-in ones. */
   routes?: readonly Route[];
   /** How long close() waits for requests and runs before cutting them off. Default 30 s. */
   drainMs?: number;
@@ -79,11 +80,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (workflows.has(w.name)) throw new AvaError("INVALID_ARGUMENT", `two workflows are named ${w.name}`);
     workflows.set(w.name, w);
   }
+  const given = options.limits ?? {};
   const limits: ServerLimits = {
-    maxBodyBytes: 1 << 20,
-    sqlTimeoutMs: 30_000,
-    maxWaitMs: 60_000,
-    ...options.limits,
+    maxBodyBytes: given.maxBodyBytes ?? 1 << 20,
+    maxIngestBytes: given.maxIngestBytes ?? 64 << 20,
+    sqlTimeoutMs: given.sqlTimeoutMs ?? 30_000,
+    maxWaitMs: given.maxWaitMs ?? 60_000,
   };
 
   let sql: Promise<SqlDatabase> | undefined;
@@ -157,6 +159,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...tableRoutes,
     ...sqlRoutes,
     ...runRoutes,
+    ...ingestRoutes(limits.maxIngestBytes),
     ...(options.routes ?? []),
   ];
   const open = new Set(["/health", "/openapi.json"]);
@@ -175,7 +178,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const header = req.headers.authorization ?? "";
     const given = /^Bearer (.+)$/.exec(header)?.[1];
     if (given === undefined || !sameToken(given, token))
-      throw new HttpError(401, "UNAUTHORIZED", "a valid token is needed: Authorization: Bearer <token>");
+      throw new AvaError("UNAUTHORIZED", "a valid token is needed: Authorization: Bearer <token>");
   }
 
   let inFlight = 0;
@@ -203,7 +206,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       authorize(req, match.route);
       await match.route.handler({ req, res, params: match.params, query: url.searchParams, state });
     } catch (err) {
-      const status = (err as { status?: number }).status;
+      const status = errorResponse(err).status;
       // The rest of a refused body is not read: the connection is closed after the answer.
       if (status === 413 || status === 401 || status === 403) res.setHeader("connection", "close");
       if (!(err as { name?: string }).name?.match(/^(HttpError|AvaError)$/)) onError(err);

@@ -6,8 +6,10 @@ import type { RunHandle, RunResult } from "../workflow/run-handle.js";
 import type { Workflow } from "../workflow/workflow.js";
 
 export interface ServerLimits {
-  /** Largest JSON body accepted (bytes). */
+  /** Largest JSON body accepted (bytes). Default 1 MiB. */
   maxBodyBytes: number;
+  /** Largest Avro stream file an ingest POST may carry (bytes). Default 64 MiB. */
+  maxIngestBytes: number;
   /** A SQL query running longer is stopped (TIMEOUT, 504). */
   sqlTimeoutMs: number;
   /** The longest `?wait=` a run follower may ask for. */
@@ -28,6 +30,6 @@ export interface ServerState {
     options: { input?: unknown; runId?: string; metadata?: Record<string, unknown> },
   ): RunHandle;
   sql(): Promise<SqlDatabase>;
-  /** Ingest handlers mounted by the server, by "ns.table" (see routes-ingest). */
+  /** What routes keep between requests (the ingest handlers), by their own keys. */
   extra: Map<string, unknown>;
 }

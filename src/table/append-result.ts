@@ -13,6 +13,11 @@ export class AppendResult<Row> {
     /** The rows appended, as stored (provenance columns included). */
     readonly data: A.Table,
     private readonly zod: z.ZodObject | undefined,
+    /**
+     * True when the append's idempotency key was already committed: nothing was written now, `snapshot` is
+     * the earlier one, and `data` the rows given this time (without provenance columns).
+     */
+    readonly duplicate = false,
   ) {}
 
   get snapshotId(): string {

@@ -4,7 +4,7 @@
 import type * as A from "apache-arrow";
 import type { AvroSource } from "../avro/read.js";
 import { avroStreamToArrow, type ToArrowOptions } from "../avro/to-arrow.js";
-import { AvaError, isAvaError, toAvaError } from "../errors.js";
+import { AvaError, describeValue, isAvaError, toAvaError } from "../errors.js";
 import { encodeParquet } from "../parquet/parquet.js";
 import { coerceInput } from "../schema/coerce.js";
 import { type RunProvenance, withProvenance } from "../schema/provenance.js";
@@ -65,6 +65,30 @@ export function tableEntry(
       ? `table ${decl.identifier} is at schema version ${current}; this code declares version ${older.id}, an older one: update it to the table's current declaration (nothing was read or written)`
       : `table ${decl.identifier} is stored with schema version ${current}, which differs from its declaration: call push() on its namespace to evolve the table (or see the error push() gives)`,
   );
+}
+
+export interface AppendOptions {
+  /**
+   * Names this append so that it happens at most once: an append whose key a snapshot of the table already
+   * carries writes nothing and answers that snapshot (`result.duplicate`). Keys live as long as their
+   * snapshot (snapshot expiry ends them). Up to 200 printable ASCII characters; not inside a workflow node,
+   * whose appends are already exactly once.
+   */
+  idempotencyKey?: string;
+}
+
+/** Refuses a key that is empty, too long or not printable ASCII (it travels in an HTTP header). */
+function checkIdempotencyKey(key: unknown, identifier: string, tx: Transaction | undefined): void {
+  if (typeof key !== "string" || !/^[\x21-\x7e]{1,200}$/.test(key))
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `append to ${identifier}: idempotencyKey must be 1 to 200 printable ASCII characters without spaces, got ${describeValue(key)}`,
+    );
+  if (tx)
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `append to ${identifier}: idempotencyKey cannot be used inside a workflow node (a node's appends already commit exactly once, with its stream progress)`,
+    );
 }
 
 export type AppendInput<In> = A.Table | A.RecordBatch | readonly In[] | In;
@@ -155,18 +179,25 @@ export class Table<Row = Record<string, unknown>, In = Row> {
     return tableEntry(state, this.declaration);
   }
 
-  append(data: AppendInput<In>): Promise<AppendResult<Row>> {
-    return this.#write(data, "append");
+  append(data: AppendInput<In>, options: AppendOptions = {}): Promise<AppendResult<Row>> {
+    return this.#write(data, "append", options);
   }
 
   /**
    * Ingests an Avro stream file as one snapshot. The table is declared with `avro.avroStreamArrowSchema`
    * (one row per point); a damaged file is refused whole, before anything is written.
    */
-  async appendAvroStream(source: AvroSource, options: ToArrowOptions = {}): Promise<AppendResult<Row>> {
-    const rows = await avroStreamToArrow(source, options);
+  async appendAvroStream(
+    source: AvroSource,
+    options: ToArrowOptions & AppendOptions = {},
+  ): Promise<AppendResult<Row>> {
+    const { idempotencyKey, ...read } = options;
+    const rows = await avroStreamToArrow(source, read);
     try {
-      return await this.append(rows as AppendInput<In>);
+      return await this.append(
+        rows as AppendInput<In>,
+        idempotencyKey === undefined ? {} : { idempotencyKey },
+      );
     } catch (err) {
       if (!isAvaError(err, "SCHEMA_MISMATCH")) throw err;
       throw new AvaError(
@@ -183,9 +214,19 @@ export class Table<Row = Record<string, unknown>, In = Row> {
     return this.#write(data, "overwrite");
   }
 
-  async #write(data: AppendInput<In>, operation: "append" | "overwrite"): Promise<AppendResult<Row>> {
+  async #write(
+    data: AppendInput<In>,
+    operation: "append" | "overwrite",
+    { idempotencyKey }: AppendOptions = {},
+  ): Promise<AppendResult<Row>> {
+    if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey, this.identifier, this.#tx);
     // A missing table or another schema: refused before any file is written.
     const entry = await this.#state({ fresh: false });
+    if (idempotencyKey !== undefined) {
+      // The common re-send: answered from the catalog without writing anything.
+      const earlier = (await this.#state()).history.withIdempotencyKey(idempotencyKey);
+      if (earlier) return this.#duplicate(data, earlier);
+    }
     const schemaId = entry.schemas?.at(-1)?.id;
     const { user, stored, zod } = this.declaration.schema;
     const rows = coerceInput(data, { identifier: this.identifier, schema: user, zod });
@@ -214,6 +255,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
     }
     const draft: SnapshotDraft = { id: snapshotId, operation, timestampMs: Date.now(), addedFiles };
     if (operation === "overwrite") draft.removeAll = true;
+    if (idempotencyKey !== undefined) draft.idempotencyKey = idempotencyKey;
     if (this.#run)
       Object.assign(draft, {
         runId: this.#run.runId,
@@ -234,8 +276,20 @@ export class Table<Row = Record<string, unknown>, In = Row> {
       // The commit did not happen: the file is unreferenced. Remove it now rather than leave it to vacuum.
       await written.catch(() => {});
       for (const f of addedFiles) await this.#storage.files.delete(f.path).catch(() => {});
+      if (idempotencyKey !== undefined && isAvaError(err, "COMMIT_CONFLICT")) {
+        // A concurrent copy of the same batch committed first: acknowledge that one.
+        const earlier = (await this.#state()).history.withIdempotencyKey(idempotencyKey);
+        if (earlier) return this.#duplicate(data, earlier);
+      }
       throw toAvaError(err, `appending to ${this.identifier}`);
     }
+  }
+
+  /** The answer to an append whose idempotency key an earlier snapshot carries: nothing is written. */
+  #duplicate(data: AppendInput<In>, earlier: Snapshot): AppendResult<Row> {
+    const { user, zod } = this.declaration.schema;
+    const rows = coerceInput(data, { identifier: this.identifier, schema: user, zod });
+    return new AppendResult<Row>(this.identifier, earlier, rows, zod, true);
   }
 
   scan(options: ScanOptions<Row> = {}): Scan {

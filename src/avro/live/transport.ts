@@ -31,48 +31,67 @@ export interface AvroTransportOptions {
 /** Statuses that say "later", not "never". */
 const RETRY_STATUSES = new Set([408, 425, 429]);
 
+/** An absolute http(s) URL, or INVALID_ARGUMENT. */
+export function httpUrl(url: string | URL, what = "live stream url"): URL {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    throw new AvaError("INVALID_ARGUMENT", `${what} ${JSON.stringify(String(url))} is not an absolute URL`);
+  }
+  if (target.protocol !== "http:" && target.protocol !== "https:")
+    throw new AvaError("INVALID_ARGUMENT", `${what} ${target.href}: only http and https are supported`);
+  return target;
+}
+
+/**
+ * POSTs `body` for `batch` and settles as a transport must: resolves on 2xx, rejects with IO_ERROR (retry)
+ * on a network failure, a timeout, 5xx, 408, 425 or 429, and with INVALID_ARGUMENT (refused) otherwise.
+ */
+export async function postBatch(
+  target: URL,
+  batch: LiveBatch,
+  body: Uint8Array,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(target, {
+      method: "POST",
+      headers,
+      body: body as Uint8Array<ArrayBuffer>,
+      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+    });
+  } catch (cause) {
+    throw new AvaError(
+      "IO_ERROR",
+      `sending batch ${batch.id} to ${target.href}: ${(cause as Error).message}`,
+      { cause },
+    );
+  }
+  const text = await response.text().catch(() => "");
+  if (response.ok) return;
+  const detail = `${target.href} answered ${response.status} for batch ${batch.id}${text ? `: ${text.slice(0, 200)}` : ""}`;
+  if (response.status >= 500 || RETRY_STATUSES.has(response.status)) throw new AvaError("IO_ERROR", detail);
+  throw new AvaError("INVALID_ARGUMENT", `the batch was refused: ${detail}`);
+}
+
 /**
  * The "avro" transport: each batch is POSTed as one Avro stream file (`Content-Type: application/avro`)
  * with an `Idempotency-Key` header carrying the batch id, so a server that committed a batch whose
  * acknowledgement was lost answers the re-sent copy without appending it twice.
  */
 export function avroTransport({ url, headers = {}, timeoutMs = 30_000 }: AvroTransportOptions): Transport {
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    throw new AvaError(
-      "INVALID_ARGUMENT",
-      `live stream url ${JSON.stringify(String(url))} is not an absolute URL`,
+  const target = httpUrl(url);
+  return (batch, signal) =>
+    postBatch(
+      target,
+      batch,
+      batch.bytes,
+      { ...headers, "Content-Type": "application/avro", "Idempotency-Key": batch.id },
+      signal,
+      timeoutMs,
     );
-  }
-  if (target.protocol !== "http:" && target.protocol !== "https:")
-    throw new AvaError(
-      "INVALID_ARGUMENT",
-      `live stream url ${target.href}: only http and https are supported`,
-    );
-  return async (batch, signal) => {
-    let response: Response;
-    try {
-      response = await fetch(target, {
-        method: "POST",
-        headers: { ...headers, "Content-Type": "application/avro", "Idempotency-Key": batch.id },
-        body: batch.bytes as Uint8Array<ArrayBuffer>,
-        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-      });
-    } catch (cause) {
-      throw new AvaError(
-        "IO_ERROR",
-        `sending batch ${batch.id} to ${target.href}: ${(cause as Error).message}`,
-        {
-          cause,
-        },
-      );
-    }
-    const text = await response.text().catch(() => "");
-    if (response.ok) return;
-    const detail = `${target.href} answered ${response.status} for batch ${batch.id}${text ? `: ${text.slice(0, 200)}` : ""}`;
-    if (response.status >= 500 || RETRY_STATUSES.has(response.status)) throw new AvaError("IO_ERROR", detail);
-    throw new AvaError("INVALID_ARGUMENT", `the batch was refused: ${detail}`);
-  };
 }

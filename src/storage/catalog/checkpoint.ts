@@ -2,7 +2,7 @@
 // catalog reads one file and the log entries after it, not the whole log.
 import { crc32 } from "../../avro/crc32.js";
 import { TableHistory } from "./history.js";
-import type { NamespaceEntry, RunRecord, Snapshot, StreamState, TableMeta } from "./model.js";
+import type { NamespaceEntry, OutboxState, RunRecord, Snapshot, StreamState, TableMeta } from "./model.js";
 import { RunLog } from "./run-log.js";
 import type { CatalogState, ScheduleState, TableState } from "./state.js";
 import {
@@ -27,6 +27,8 @@ interface CheckpointHeader {
   streams?: Record<string, StreamState>;
   cursors?: Record<string, string>;
   schedules?: Record<string, ScheduleState>;
+  /** Live streams' outboxes (absent in checkpoints written before outboxes existed). */
+  outboxes?: Record<string, OutboxState>;
   /** CRC-32 of each line after the header, so a damaged section is found at open, not when first parsed. */
   lineCrc?: number[];
 }
@@ -49,6 +51,7 @@ export function serializeState(state: CatalogState): Uint8Array {
     streams: { ...state.streams },
     cursors: { ...state.cursors },
     ...(state.schedules ? { schedules: { ...state.schedules } } : {}),
+    outboxes: { ...state.outboxes },
     lineCrc: encoded.map((b) => crc32(b)),
   };
   const parts = [encoder.encode(JSON.stringify(header)), ...encoded];
@@ -120,5 +123,6 @@ export function deserializeState(
     streams: header.streams ?? {},
     cursors: header.cursors ?? {},
     ...(header.schedules ? { schedules: header.schedules } : {}),
+    outboxes: header.outboxes ?? {},
   };
 }

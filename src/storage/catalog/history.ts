@@ -60,6 +60,16 @@ export class TableHistory {
     return this.#liveFiles;
   }
 
+  /**
+   * The snapshot committed with this idempotency key, if any. Newest first: a re-sent batch is almost
+   * always recent, so the search usually stops within a few snapshots.
+   */
+  withIdempotencyKey(key: string): Snapshot | undefined {
+    const all = this.snapshots;
+    for (let i = all.length - 1; i >= 0; i--) if (all[i]!.idempotencyKey === key) return all[i];
+    return undefined;
+  }
+
   /** A new history with one more snapshot (this one is left unchanged, and unparsed if it was). */
   append(snapshot: Snapshot, removeAll: boolean): TableHistory {
     const next = new TableHistory(snapshot, this.length + 1);

@@ -44,6 +44,8 @@ export interface Snapshot {
   workflowName?: string;
   /** The table's schema version when the snapshot was committed (absent: 0). */
   schemaId?: number;
+  /** The writer's idempotency key, unique within the table's (unexpired) snapshots. */
+  idempotencyKey?: string;
 }
 
 /**
@@ -148,4 +150,29 @@ export interface StreamState {
   quarantined: string[];
   /** Snapshots before `position` released from quarantine: taken again, before the later ones. */
   retry?: string[];
+}
+
+/** A batch of a live stream kept in its outbox (an Avro stream file) until the server acknowledges it. */
+export interface OutboxBatch {
+  /** The batch id: also the Idempotency-Key it is sent with. */
+  id: string;
+  /** Its file in the outbox storage. */
+  path: string;
+  points: number;
+  bytes: number;
+  createdMs: number;
+}
+
+/** Who sends a stream's outbox, until when (a process renews it; a dead one's lease runs out). */
+export interface OutboxLease {
+  owner: string;
+  untilMs: number;
+}
+
+/** A live stream's outbox: its unacknowledged batches, oldest first, and what its cap policy dropped. */
+export interface OutboxState {
+  batches: OutboxBatch[];
+  lease?: OutboxLease;
+  droppedBatches: number;
+  droppedPoints: number;
 }

@@ -7,6 +7,7 @@ import { TableHistory } from "./history.js";
 import {
   type DataFile,
   type NamespaceEntry,
+  type OutboxState,
   type RunRecord,
   type SchemaVersion,
   type Snapshot,
@@ -15,6 +16,7 @@ import {
   type TableMeta,
   tableKey,
 } from "./model.js";
+import { applyOutboxOp, type OutboxOp } from "./outbox-state.js";
 import { RunLog } from "./run-log.js";
 
 export interface SnapshotDraft {
@@ -27,9 +29,15 @@ export interface SnapshotDraft {
   runId?: string;
   nodeSlug?: string;
   workflowName?: string;
+  /**
+   * A writer's name for this append (an ingest request's Idempotency-Key): the commit is refused with
+   * COMMIT_CONFLICT when a snapshot of the table already carries it, so a re-sent batch is never appended twice.
+   */
+  idempotencyKey?: string;
 }
 
 export type CatalogOp =
+  | OutboxOp
   | { op: "createNamespace"; namespace: string; timestampMs: number }
   | {
       op: "createTable";
@@ -141,6 +149,8 @@ export interface CatalogState {
   streams: Readonly<Record<string, StreamState>>;
   /** Cursor values, by `namespace.table#key`. */
   cursors: Readonly<Record<string, string>>;
+  /** Live streams' outboxes, by stream name (see outbox-state.ts). */
+  outboxes: Readonly<Record<string, OutboxState>>;
   /** Scheduled workflows' latest claimed tick, by workflow name (absent: none was ever claimed). */
   schedules?: Readonly<Record<string, ScheduleState>>;
 }
@@ -166,6 +176,7 @@ export const EMPTY_STATE: CatalogState = {
   runs: RunLog.empty(),
   streams: {},
   cursors: {},
+  outboxes: {},
 };
 
 export function streamKey(namespace: string, table: string, key: string): string {
@@ -291,6 +302,7 @@ function applySnapshot(table: TableState, draft: SnapshotDraft): { table: TableS
   if (draft.runId !== undefined) snapshot.runId = draft.runId;
   if (draft.nodeSlug !== undefined) snapshot.nodeSlug = draft.nodeSlug;
   if (draft.workflowName !== undefined) snapshot.workflowName = draft.workflowName;
+  if (draft.idempotencyKey !== undefined) snapshot.idempotencyKey = draft.idempotencyKey;
   return { table: { ...table, history: table.history.append(snapshot, draft.removeAll === true) }, snapshot };
 }
 
@@ -321,7 +333,13 @@ export function applyOps(
   const streams = { ...state.streams };
   const cursors = { ...state.cursors };
   let schedules = state.schedules;
+  let outboxes = state.outboxes;
   for (const op of ops) {
+    if (op.op === "outboxAdd" || op.op === "outboxRemove" || op.op === "outboxLease") {
+      if (outboxes === state.outboxes) outboxes = { ...state.outboxes };
+      applyOutboxOp(outboxes as Record<string, OutboxState>, op);
+      continue;
+    }
     if (op.op === "claimTick") {
       const last = schedules?.[op.workflow];
       if (last && last.tickMs >= op.tickMs)
@@ -418,11 +436,28 @@ export function applyOps(
         `table ${key} moved to snapshot ${current} while this commit expected ${op.expectedCurrentId}`,
       );
     }
+    const idempotencyKey = op.snapshot.idempotencyKey;
+    if (idempotencyKey !== undefined) {
+      const earlier = existing.history.withIdempotencyKey(idempotencyKey);
+      if (earlier)
+        throw new AvaError(
+          "COMMIT_CONFLICT",
+          `table ${key}: idempotency key ${JSON.stringify(idempotencyKey)} was already committed by snapshot ${earlier.id}`,
+        );
+    }
     const applied = applySnapshot(existing, op.snapshot);
     tables[key] = applied.table;
     snapshots.push(applied.snapshot);
   }
-  const next: CatalogState = { version: state.version + 1, namespaces, tables, runs, streams, cursors };
+  const next: CatalogState = {
+    version: state.version + 1,
+    namespaces,
+    tables,
+    runs,
+    streams,
+    cursors,
+    outboxes,
+  };
   if (schedules) next.schedules = schedules;
   return { state: next, snapshots };
 }

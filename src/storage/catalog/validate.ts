@@ -91,6 +91,7 @@ const snapshotDraft = shape({
   timestampMs: num,
   addedFiles: arrayOf(dataFile),
   removeAll: opt(bool),
+  idempotencyKey: opt(str),
 });
 
 export const runRecord = shape({
@@ -109,6 +110,15 @@ const schemaVersion = shape({
   fields: arrayOf(fieldJson),
   fieldIds: recordOf(num),
   timestampMs: num,
+});
+
+const outboxBatch = shape({ id: str, path: str, points: num, bytes: num, createdMs: num });
+const outboxLease = shape({ owner: str, untilMs: num });
+export const outboxState = shape({
+  batches: arrayOf(outboxBatch),
+  lease: opt(outboxLease),
+  droppedBatches: num,
+  droppedPoints: num,
 });
 
 /** One row per op kind: the fields besides `op` that applying it relies on. */
@@ -157,6 +167,9 @@ const OP_SHAPES: { [K in CatalogOp["op"]]: Record<string, Field> } = {
   claimTick: { workflow: str, tickMs: num, runId: str, claimedBy: str, timestampMs: num },
   dropTable: { namespace: str, table: str },
   dropNamespace: { namespace: str },
+  outboxAdd: { stream: str, batch: outboxBatch, maxBytes: opt(num) },
+  outboxRemove: { stream: str, ids: arrayOf(str), dropped: opt(bool) },
+  outboxLease: { stream: str, lease: nullable(outboxLease), expected: nullable(outboxLease) },
 };
 
 const OP_CHECKS = new Map(Object.entries(OP_SHAPES).map(([op, fields]) => [op, shape(fields)]));
@@ -191,6 +204,7 @@ export const checkpointHeader = shape({
   streams: opt(recordOf(anyObject)),
   cursors: opt(recordOf(str)),
   schedules: opt(recordOf(shape({ tickMs: num, runId: str, claimedBy: str, claimedMs: num }))),
+  outboxes: opt(recordOf(outboxState)),
   lineCrc: opt(arrayOf(num)),
 });
 

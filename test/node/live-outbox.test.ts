@@ -1,0 +1,484 @@
+// The live stream's durable outbox in Node, against a real HTTP server on 127.0.0.1 that fails on purpose
+// (connection resets, 500/503, requests past the client's timeout, acknowledgements lost after the batch
+// was kept, the server down for a while): every point arrives exactly once. Batches are Avro stream files
+// in a nodeStorage folder (read by Apache Avro's Python), resumed in order by the next stream of the same
+// name, sent by one sender at a time, and bounded by a byte cap whose policy is followed and counted.
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createLiveStream, type LiveBatch, type LiveStream, readAvroStream } from "../../src/avro.js";
+import { memoryStorage, nodeStorage } from "../../src/node.js";
+import { expectAvaError } from "../shared/fixtures.js";
+import { type FaultServer, faultServer } from "./fixtures/fault-server.js";
+import { telemetryTable } from "./fixtures/telemetry-table.js";
+
+const PYTHON = "/usr/bin/python3";
+
+let open: FaultServer[] = [];
+let streams: LiveStream[] = [];
+afterEach(async () => {
+  for (const s of streams) await s.abort();
+  for (const s of open) await s.close();
+  open = [];
+  streams = [];
+});
+
+const tempRoot = (tag: string) => mkdtemp(join(tmpdir(), `ava-outbox-${tag}-`));
+
+// Timestamps are whole microseconds (point i of a channel at i µs): DuckDB reads Parquet's ns timestamps at µs.
+
+/** How many times each (channel, point) arrived: counts[channel][timestamp in µs]. */
+async function countPoints(files: Iterable<Uint8Array>, channels: number, perChannel: number) {
+  const counts = Array.from({ length: channels }, () => new Uint8Array(perChannel));
+  for (const f of files)
+    for (const r of await readAvroStream(f)) {
+      const c = counts[Number(r.channel.slice(2))]!;
+      for (const t of r.timestamps) c[Number(t / 1000n)]!++;
+    }
+  return counts;
+}
+
+/** Enqueues `rounds` batches of `channels` x `perRound` points (timestamps 0.. per channel), honouring backpressure. */
+async function produce(
+  live: LiveStream,
+  rounds: number,
+  channels: number,
+  perRound: number,
+  each?: (round: number) => Promise<void>,
+) {
+  for (let round = 0; round < rounds; round++) {
+    await live.writable();
+    const ts = new BigInt64Array(perRound);
+    const values = new Float64Array(perRound);
+    for (let i = 0; i < perRound; i++) {
+      ts[i] = BigInt(round * perRound + i) * 1000n;
+      values[i] = round * perRound + i;
+    }
+    for (let c = 0; c < channels; c++) live.enqueueBatch(`ch${c}`, ts, values);
+    await each?.(round);
+  }
+}
+
+async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** A transport that fails (as a network failure would) while `down.value` is true and records what it sent. */
+function switchable() {
+  const down = { value: true };
+  const sent: LiveBatch[] = [];
+  const transport = async (batch: LiveBatch) => {
+    if (down.value) throw new TypeError("fetch failed: the network is down");
+    sent.push(batch);
+  };
+  return { down, sent, transport };
+}
+
+describe("live stream outbox, Node", () => {
+  it("1M points over 50 channels through resets, 500/503, timeouts, lost acks and a server down for a while: each point once in the table", async () => {
+    const table = await telemetryTable(await tempRoot("table"));
+    const fake = await faultServer(
+      ["503", "reset", "ok", "500", "lost-ack", "slow", "ok", "reset", "503", "lost-ack"],
+      table.accept,
+    );
+    fake.slowMs = 600;
+    open.push(fake);
+    const outbox = nodeStorage({ root: await tempRoot("faults"), fsync: false });
+    const live = createLiveStream({
+      url: fake.url,
+      outbox,
+      name: "faults",
+      maxBatchPoints: 50_000,
+      backoffMs: 5,
+      maxBackoffMs: 100,
+      requestTimeoutMs: 300, // shorter than the slow answer: that request is abandoned and re-sent
+    });
+    streams.push(live);
+    const events = { stored: 0, retry: 0 };
+    live.addEventListener("stored", () => events.stored++);
+    live.addEventListener("retry", () => events.retry++);
+    await produce(live, 20, 50, 1000, async (round) => {
+      if (round === 12) await fake.down(300); // nothing listens for 300 ms: connections refused
+    });
+    await live.close();
+    const status = live.status();
+    expect(status).toMatchObject({
+      batchesSent: 20,
+      pointsSent: 1_000_000,
+      batchesInOutbox: 0,
+      bytesInOutbox: 0,
+      pointsBuffered: 0,
+      batchesDropped: 0,
+      online: true,
+    });
+    expect(events.stored).toBe(20);
+    expect(status.retries).toBe(events.retry);
+    expect(status.retries).toBeGreaterThanOrEqual(8);
+    // the ingest endpoint appended each batch once, whatever was re-sent
+    expect(await table.landed(50, 20_000)).toEqual({
+      rows: 1_000_000,
+      distinct: 1_000_000,
+      inRange: 1_000_000,
+    });
+    // acknowledged batches left the outbox: no entry, no file
+    expect((await outbox.catalog.current()).outboxes.faults?.batches).toEqual([]);
+    expect(await outbox.files.list("outbox/")).toEqual([]);
+  }, 60_000);
+
+  it("a new stream on the same outbox and name resends what was left, oldest first; the files are Avro streams Apache Avro reads", async () => {
+    const root = await tempRoot("resume");
+    const first = switchable();
+    const a = createLiveStream({
+      transport: first.transport,
+      outbox: nodeStorage({ root }),
+      name: "resume",
+      maxBatchPoints: 300,
+      backoffMs: 5,
+      maxBackoffMs: 20,
+    });
+    streams.push(a);
+    const stored: string[] = [];
+    a.addEventListener("stored", (e) => stored.push((e as CustomEvent).detail.id));
+    await produce(a, 5, 3, 100);
+    await until("5 stored batches", () => stored.length === 5);
+    await a.abort(); // the process "ends" with five unsent batches
+    expect(a.status()).toMatchObject({ batchesInOutbox: 5, pointsInOutbox: 1500, batchesSent: 0 });
+
+    // the outbox's files, read by Apache Avro (Python)
+    const storage = nodeStorage({ root });
+    const batches = (await storage.catalog.current()).outboxes.resume!.batches;
+    expect(batches.map((b) => b.id)).toEqual(stored);
+    const paths = batches.map((b) => storage.files.localPath!(b.path));
+    const script =
+      "import sys, avro.datafile, avro.io\n" +
+      "for p in sys.argv[1:]:\n" +
+      "  with avro.datafile.DataFileReader(open(p, 'rb'), avro.io.DatumReader()) as r:\n" +
+      "    recs = list(r)\n" +
+      "  print(r.get_meta('avro.codec').decode(), len(recs), sum(len(x['timestamps']) for x in recs), sorted(x['channel'] for x in recs))\n";
+    const out = execFileSync(PYTHON, ["-c", script, ...paths], { encoding: "utf8" })
+      .trim()
+      .split("\n");
+    expect(out).toEqual(Array(5).fill("snappy 3 300 ['ch0', 'ch1', 'ch2']"));
+
+    // the "restarted" stream: a new storage instance on the folder, the same name, nothing enqueued
+    const second = switchable();
+    second.down.value = false;
+    const b = createLiveStream({
+      transport: second.transport,
+      outbox: storage,
+      name: "resume",
+      backoffMs: 5,
+    });
+    streams.push(b);
+    await b.close(); // flush waits for the resumed backlog too
+    expect(second.sent.map((s) => s.id)).toEqual(stored);
+    const counts = await countPoints(
+      second.sent.map((s) => s.bytes),
+      3,
+      500,
+    );
+    expect(counts.every((c) => c.every((n) => n === 1))).toBe(true);
+    expect(b.status()).toMatchObject({ batchesSent: 5, pointsSent: 1500, batchesInOutbox: 0 });
+    expect(await storage.files.list("outbox/")).toEqual([]);
+  }, 30_000);
+
+  it("one sender at a time for two streams on one outbox; both streams' points arrive once", async () => {
+    const fake = await faultServer(["503", "ok", "reset"]);
+    open.push(fake);
+    const outbox = memoryStorage();
+    const options = {
+      url: fake.url,
+      outbox,
+      name: "shared",
+      maxBatchPoints: 200,
+      backoffMs: 5,
+      leaseMs: 2000,
+    };
+    const a = createLiveStream(options);
+    const b = createLiveStream(options);
+    streams.push(a, b);
+    // a and b write disjoint channels of the same stream, interleaved
+    for (let i = 0; i < 10; i++) {
+      await a.writable();
+      await b.writable();
+      for (let c = 0; c < 2; c++)
+        a.enqueueBatch(
+          `ch${c}`,
+          [...Array(100)].map((_, j) => BigInt(i * 100 + j) * 1000n),
+          Array(100).fill(1),
+        );
+      for (let c = 2; c < 4; c++)
+        b.enqueueBatch(
+          `ch${c}`,
+          [...Array(100)].map((_, j) => BigInt(i * 100 + j) * 1000n),
+          Array(100).fill(2),
+        );
+    }
+    await Promise.all([a.close(), b.close()]);
+    expect(fake.maxConcurrent).toBe(1);
+    const counts = await countPoints(fake.kept.values(), 4, 1000);
+    expect(counts.every((c) => c.every((n) => n === 1))).toBe(true);
+    expect(a.status().batchesSent + b.status().batchesSent).toBe(20);
+  }, 30_000);
+});
+
+describe("live stream outbox at its cap", () => {
+  /** Timestamps from here on all take 4 bytes, so these batches are all of one size. */
+  const BASE = 10_000;
+
+  /** Enqueues batch `round` of the cap tests: 1,000 points of ch0. */
+  const oneBatch = (live: LiveStream, round: number) =>
+    live.enqueueBatch(
+      "ch0",
+      BigInt64Array.from({ length: 1000 }, (_, j) => BigInt(BASE + round * 1000 + j) * 1000n),
+      new Float64Array(1000),
+    );
+
+  /** A cap of three and a half of these batches (their sizes differ by a few bytes). */
+  async function capOf3(): Promise<number> {
+    const probe = createLiveStream({ transport: async () => {}, maxBatchPoints: 1000 });
+    let size = 0;
+    probe.addEventListener("stored", (e) => {
+      size = (e as CustomEvent).detail.bytes;
+    });
+    oneBatch(probe, 5);
+    await probe.close();
+    return Math.floor(size * 3.5);
+  }
+
+  it("drop-oldest deletes the oldest unsent batches to take new ones, counting the loss and announcing it", async () => {
+    const storage = memoryStorage();
+    const net = switchable();
+    const dropped: { batches: { id: string }[]; points: number }[] = [];
+    const cap = await capOf3();
+    const l2 = createLiveStream({
+      transport: net.transport,
+      outbox: storage,
+      name: "capped",
+      outboxPolicy: "drop-oldest",
+      maxOutboxBytes: cap,
+      maxBatchPoints: 1000,
+      backoffMs: 5,
+      maxBackoffMs: 20,
+    });
+    streams.push(l2);
+    l2.addEventListener("dropped", (e) => dropped.push((e as CustomEvent).detail));
+    const stored: string[] = [];
+    l2.addEventListener("stored", (e) => stored.push((e as CustomEvent).detail.id));
+    for (let round = 0; round < 10; round++) {
+      await l2.writable();
+      oneBatch(l2, round);
+    }
+    await until("10 stored", () => stored.length === 10);
+    const s = l2.status();
+    expect(s.batchesInOutbox).toBe(3);
+    expect(s.bytesInOutbox).toBeLessThanOrEqual(cap);
+    expect(s.batchesDropped).toBe(7);
+    expect(s.pointsDropped).toBe(7000);
+    expect(dropped.reduce((n, d) => n + d.batches.length, 0)).toBe(7);
+    expect(dropped.reduce((n, d) => n + d.points, 0)).toBe(7000);
+    // the loss is kept by the outbox's catalog: a later stream of the name sees it too
+    expect((await storage.catalog.current()).outboxes.capped).toMatchObject({
+      droppedBatches: 7,
+      droppedPoints: 7000,
+    });
+    net.down.value = false;
+    await l2.close();
+    // what was not dropped arrives, once; the dropped ids never do
+    const sentIds = net.sent.map((b) => b.id);
+    const droppedIds = dropped.flatMap((d) => d.batches.map((b) => b.id));
+    expect(sentIds.filter((id) => droppedIds.includes(id))).toEqual([]);
+    expect(net.sent.reduce((n, b) => n + b.points, 0) + l2.status().pointsDropped).toBe(10_000);
+    expect(await storage.files.list("outbox/capped/")).toEqual([]);
+  }, 30_000);
+
+  it('"error" refuses new points with QUOTA_EXCEEDED while the outbox is full, and takes them again once it drains', async () => {
+    const net = switchable();
+    const cap = await capOf3();
+    const l = createLiveStream({
+      transport: net.transport,
+      outbox: memoryStorage(),
+      outboxPolicy: "error",
+      maxOutboxBytes: cap,
+      maxBatchPoints: 1000,
+      backoffMs: 5,
+      maxBackoffMs: 20,
+    });
+    streams.push(l);
+    const full: unknown[] = [];
+    l.addEventListener("full", (e) => full.push((e as CustomEvent).detail));
+    let accepted = 0;
+    let refusal: unknown;
+    for (let round = 0; round < 20 && !refusal; round++) {
+      try {
+        oneBatch(l, accepted / 1000);
+        accepted += 1000;
+      } catch (err) {
+        refusal = err;
+      }
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    await expectAvaError(() => Promise.reject(refusal), "QUOTA_EXCEEDED", /outboxPolicy "error"/);
+    expect(full).toHaveLength(1);
+    expect(full[0]).toMatchObject({ policy: "error" });
+    expect(l.status()).toMatchObject({ full: true, batchesInOutbox: 3, batchesDropped: 0 });
+    net.down.value = false;
+    await l.writable(); // the outbox drains: points are taken again
+    l.enqueueBatch("ch0", [BigInt(BASE + accepted) * 1000n], [0]);
+    await l.close();
+    // every accepted point arrived once; nothing was dropped
+    const counts = await countPoints(
+      net.sent.map((b) => b.bytes),
+      1,
+      BASE + accepted + 1,
+    );
+    expect(counts[0]!.subarray(BASE).every((n) => n === 1)).toBe(true);
+    expect(l.status()).toMatchObject({ full: false, pointsSent: accepted + 1, batchesDropped: 0 });
+  }, 30_000);
+
+  it('"block" keeps new batches in memory until there is room, refusing only when memory is full too', async () => {
+    const net = switchable();
+    const cap = await capOf3();
+    const l = createLiveStream({
+      transport: net.transport,
+      outbox: memoryStorage(),
+      outboxPolicy: "block",
+      maxOutboxBytes: cap,
+      maxBufferedBatches: 2,
+      maxBatchPoints: 1000,
+      backoffMs: 5,
+      maxBackoffMs: 20,
+    });
+    streams.push(l);
+    let accepted = 0;
+    let refusal: unknown;
+    for (let round = 0; round < 20 && !refusal; round++) {
+      try {
+        oneBatch(l, accepted / 1000);
+        accepted += 1000;
+      } catch (err) {
+        refusal = err;
+      }
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    await expectAvaError(() => Promise.reject(refusal), "QUOTA_EXCEEDED", /wait in memory for room/);
+    expect(accepted).toBe(5000); // 3 in the outbox + 2 waiting in memory
+    expect(l.status()).toMatchObject({
+      full: true,
+      batchesInOutbox: 3,
+      batchesBuffered: 2,
+      pointsBuffered: 2000,
+    });
+    const writable = l.writable();
+    net.down.value = false;
+    await writable;
+    await l.close();
+    const counts = await countPoints(
+      net.sent.map((b) => b.bytes),
+      1,
+      BASE + accepted,
+    );
+    expect(counts[0]!.subarray(BASE).every((n) => n === 1)).toBe(true);
+    expect(l.status()).toMatchObject({ pointsSent: accepted, batchesDropped: 0, full: false });
+  }, 30_000);
+});
+
+describe("live stream outbox, bad input", () => {
+  it("refuses bad outbox options at once with INVALID_ARGUMENT (or INVALID_NAME), storing nothing", async () => {
+    const transport = async () => {};
+    const storage = memoryStorage();
+    const bad = (options: object, code: "INVALID_ARGUMENT" | "INVALID_NAME", pattern: RegExp) =>
+      expectAvaError(() => createLiveStream({ transport, ...options }), code, pattern);
+    await bad({ outbox: {} }, "INVALID_ARGUMENT", /outbox must be an avalanche storage/);
+    await bad({ outbox: "/tmp/x" }, "INVALID_ARGUMENT", /outbox must be an avalanche storage/);
+    await bad(
+      { outbox: storage, outboxPolicy: "drop-newest" },
+      "INVALID_ARGUMENT",
+      /outboxPolicy "drop-newest"/,
+    );
+    await bad({ outbox: storage, maxOutboxBytes: -1 }, "INVALID_ARGUMENT", /maxOutboxBytes/);
+    await bad({ outbox: storage, maxOutboxBytes: 1.5 }, "INVALID_ARGUMENT", /maxOutboxBytes/);
+    await bad({ maxBufferedBatches: 0 }, "INVALID_ARGUMENT", /maxBufferedBatches/);
+    await bad({ maxBatchPoints: Number.NaN }, "INVALID_ARGUMENT", /maxBatchPoints/);
+    await bad({ leaseMs: "10s" }, "INVALID_ARGUMENT", /leaseMs/);
+    await bad({ backoffMs: -5 }, "INVALID_ARGUMENT", /backoffMs/);
+    await bad({ outbox: storage, name: "../etc" }, "INVALID_NAME", /live stream name/);
+    await expectAvaError(() => createLiveStream(null as never), "INVALID_ARGUMENT", /options object/);
+    expect((await storage.catalog.current()).version).toBe(0);
+    expect(await storage.files.list("")).toEqual([]);
+  });
+});
+
+describe("live stream outbox across a SIGKILL", () => {
+  const CHILD = join(import.meta.dirname, "fixtures", "live-child.ts");
+  const start = (root: string, url: string, mode: string) =>
+    spawn(process.execPath, ["--import", "tsx", CHILD, root, url, mode], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+
+  it("a sender killed mid-stream (a batch committed by the server, unacknowledged) resumes on restart: nothing lost, nothing twice", async () => {
+    const table = await telemetryTable(await tempRoot("killed-table"));
+    const fake = await faultServer(Array(1000).fill("slow"), table.accept);
+    fake.slowMs = 100;
+    open.push(fake);
+    const root = await tempRoot("killed");
+    const child = start(root, fake.url, "stream");
+    let stderr = "";
+    child.stderr!.on("data", (d) => {
+      stderr += d;
+    });
+    const stored: { id: string; points: number }[] = [];
+    let out = "";
+    child.stdout!.on("data", (d) => {
+      out += d;
+      const lines = out.split("\n");
+      out = lines.pop()!;
+      for (const line of lines) {
+        const [what, id, points] = line.split(" ");
+        if (what === "stored") stored.push({ id: id!, points: Number(points) });
+      }
+    });
+    const exited = new Promise<string | null>((r) => child.on("exit", (_, signal) => r(signal)));
+    // mid-stream: batches stored, some sent, and one committed by the server whose answer is held back
+    await until(
+      "a held-back answer after 6 stored batches",
+      () => (stored.length >= 6 && fake.requests.length >= 3 && fake.holding > 0) || child.exitCode !== null,
+      30_000,
+    );
+    expect(stderr).toBe("");
+    child.kill("SIGKILL");
+    expect(await exited).toBe("SIGKILL");
+    const heldKey = fake.requests.at(-1)!.key;
+
+    const resumed = start(root, fake.url, "resume");
+    let resumedOut = "";
+    let resumedErr = "";
+    resumed.stdout!.on("data", (d) => {
+      resumedOut += d;
+    });
+    resumed.stderr!.on("data", (d) => {
+      resumedErr += d;
+    });
+    const code = await new Promise<number | null>((r) => resumed.on("exit", (c) => r(c)));
+    expect(resumedErr).toBe("");
+    expect(code).toBe(0);
+    expect(resumedOut).toMatch(/^done \d+\n$/);
+
+    // the batch the server had committed without answering was sent again and acknowledged, not appended
+    expect(fake.requests.filter((r) => r.key === heldKey).length).toBeGreaterThanOrEqual(2);
+    // every stored batch is in the table; the points form one gapless prefix of each channel, each once
+    const storedPoints = stored.reduce((n, b) => n + b.points, 0);
+    const { rows } = await table.landed(10, 1);
+    expect(rows).toBeGreaterThanOrEqual(storedPoints);
+    expect(rows % 10_000).toBe(0);
+    expect(await table.landed(10, rows / 10)).toEqual({ rows, distinct: rows, inRange: rows });
+    const after = await nodeStorage({ root }).catalog.current();
+    expect(after.outboxes.killed!.batches).toEqual([]);
+  }, 60_000);
+});
