@@ -5,6 +5,9 @@ import type * as A from "apache-arrow";
 import { encodeParquet } from "../parquet/parquet.js";
 import { ioError } from "../storage/node/paths.js";
 import { toObjects } from "../table/rows.js";
+import { jsonSafe } from "../util/json-safe.js";
+
+export { jsonSafe };
 
 export type Out = (line: string) => void;
 
@@ -13,21 +16,6 @@ export type Format =
   | { kind: "json" }
   | { kind: "csv" }
   | { kind: "parquet"; file: string };
-
-/** A JSON-safe copy: bigints as numbers when exact, else as strings; dates as ISO strings. */
-export function jsonSafe(value: unknown): unknown {
-  if (typeof value === "bigint")
-    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
-      ? Number(value)
-      : value.toString();
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
-  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
-  if (Array.isArray(value)) return value.map(jsonSafe);
-  if (ArrayBuffer.isView(value)) return Array.from(value as unknown as ArrayLike<unknown>, jsonSafe);
-  if (value !== null && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonSafe(v)]));
-  return value;
-}
 
 /** One value as text: exact numbers, ISO times, JSON for nested values; null as `null`. */
 export function cell(value: unknown): string {

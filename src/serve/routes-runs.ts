@@ -1,7 +1,7 @@
 // Runs: the recorded ones (`GET /runs`, `GET /runs/:id`, which can wait for the end with `?wait=MS` and
 // gives the value of runs this server started), and webhooks that start one (`POST /hooks/:workflow`).
 import { AvaError } from "../errors.js";
-import { jsonSafe } from "../cli/output.js";
+import { jsonSafe } from "../util/json-safe.js";
 import type { RunRecord } from "../storage/catalog/model.js";
 import { getRun, listRuns } from "../workflow/runs.js";
 import { checkName } from "../util/names.js";

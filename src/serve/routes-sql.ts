@@ -3,7 +3,7 @@
 // confined to the storage's data files (no other path, no extensions, locked settings).
 import * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
-import { jsonSafe } from "../cli/output.js";
+import { jsonSafe } from "../util/json-safe.js";
 import { isReadOnlySql } from "../sql/read-only.js";
 import { toObjects } from "../table/rows.js";
 import { readJson, sendJson } from "./http-util.js";

@@ -8,7 +8,7 @@ import { parseFilter } from "../table/filter-text.js";
 import { toObjects } from "../table/rows.js";
 import { findTable, storedTable } from "../table/stored-table.js";
 import { checkName } from "../util/names.js";
-import { jsonSafe } from "../cli/output.js";
+import { jsonSafe } from "../util/json-safe.js";
 import { sendJson } from "./http-util.js";
 import type { Route, RouteContext } from "./routes.js";
 
