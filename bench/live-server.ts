@@ -1,0 +1,30 @@
+// The receiving end of the live-stream benchmark, in a process of its own so that its work does not share
+// the sender's event loop: `ingest` — ingestHandler over a table in a Node folder (fsync off: the library's
+// work is timed, not this machine's disk); `discard` — reads each body and answers 200 (the network floor).
+// Usage: node --import tsx bench/live-server.ts ingest|discard PORT ROOT; prints "listening URL".
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import * as ava from "../src/node.js";
+
+const [mode, port = "0", root = ""] = process.argv.slice(2);
+
+async function listener(): Promise<(req: IncomingMessage, res: ServerResponse) => void> {
+  if (mode === "discard")
+    return (req, res) => {
+      req.on("data", () => {});
+      req.on("end", () => res.writeHead(200).end());
+    };
+  const Telemetry = ava.defineNamespace({
+    name: "telemetry",
+    tables: { points: ava.table({ schema: ava.avro.avroStreamArrowSchema }) },
+  });
+  const ns = await Telemetry.open({ storage: ava.nodeStorage({ root, fsync: false }) });
+  await ns.push();
+  return ava.toNodeListener(ava.ingestHandler(ns.points, { maxBytes: 256 * 2 ** 20 }));
+}
+
+const server = createServer(await listener());
+server.keepAliveTimeout = 60_000;
+server.listen(Number(port), "127.0.0.1", () => {
+  const { port: bound } = server.address() as { port: number };
+  process.stdout.write(`listening http://127.0.0.1:${bound}/ingest\n`);
+});

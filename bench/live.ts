@@ -1,0 +1,290 @@
+// Live streaming on loopback (`npm run bench -- live`), Node. The server runs in a process of its own
+// (bench/live-server.ts): `ingest` appends each batch to a table through ingestHandler; `discard` only reads
+// the body. Cases, each against the floor of POSTing the very same batch files with plain `fetch`, one at a
+// time as the stream sends them:
+// - sustained streaming: points/s from the first enqueue to the last acknowledgement, p50/p99 of a batch's
+//   enqueue-to-ack latency, and the sending process's CPU per million points; the stream with its default
+//   memory outbox and with a durable nodeStorage outbox (every batch written and committed before it is sent);
+// - outbox drain after an outage: batches stored while nothing listens, then the server comes up: how fast
+//   the outbox empties.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLiveStream, createWriter, type LiveBatch, memorySink } from "../src/avro.js";
+import { memoryStorage, nodeStorage, type Storage } from "../src/node.js";
+import { ulid } from "../src/util/ids.js";
+import { median, percentile, printTable, type Row, rate, ratio } from "./lib.js";
+
+const RUNS = 3;
+const CHANNELS = 50;
+const PER_ROUND = 5_000; // per channel: one round = one 250,000-point batch (nominal-streaming's request)
+const BATCH = CHANNELS * PER_ROUND;
+
+type Mode = "ingest" | "discard";
+
+interface Server {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const temps: string[] = [];
+async function temp(tag: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), `ava-bench-live-${tag}-`));
+  temps.push(dir);
+  return dir;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
+
+async function startServer(mode: Mode, port = 0): Promise<Server> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(import.meta.dirname, "live-server.ts"),
+      mode,
+      String(port),
+      await temp("server"),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d) => {
+      out += d;
+      const m = /listening (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.on("exit", (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+  return {
+    url,
+    stop: () =>
+      new Promise((r) => {
+        child.once("exit", () => r());
+        child.kill();
+      }),
+  };
+}
+
+/**
+ * The rounds' timestamps (1 ms apart) and each channel's values (a random walk: telemetry-like, not
+ * compressible to nothing), made before any timing.
+ */
+function rounds(n: number): { ts: BigInt64Array; values: Float64Array[] }[] {
+  const level = new Float64Array(CHANNELS);
+  return Array.from({ length: n }, (_, round) => ({
+    ts: BigInt64Array.from({ length: PER_ROUND }, (_, i) => BigInt(round * PER_ROUND + i) * 1_000_000n),
+    values: Array.from({ length: CHANNELS }, (_, c) =>
+      Float64Array.from({ length: PER_ROUND }, () => (level[c]! += Math.random() - 0.5)),
+    ),
+  }));
+}
+
+interface Measured {
+  ms: number;
+  latencies: number[];
+  cpuMs: number;
+}
+
+/** Streams `data` through createLiveStream; a batch's latency runs from its first enqueue to its "sent". */
+async function streamOnce(url: string, outbox: Storage, data: ReturnType<typeof rounds>): Promise<Measured> {
+  const live = createLiveStream({ url, outbox, name: "bench", maxBatchPoints: BATCH, maxDelayMs: 10_000 });
+  const enqueued: number[] = [];
+  const latencies: number[] = [];
+  live.addEventListener("sent", () => latencies.push(performance.now() - enqueued[latencies.length]!));
+  const cpu = process.cpuUsage();
+  const t0 = performance.now();
+  for (const { ts, values } of data) {
+    await live.writable();
+    enqueued.push(performance.now());
+    for (let c = 0; c < CHANNELS; c++) live.enqueueBatch(`ch${c}`, ts, values[c]!);
+  }
+  await live.close();
+  const ms = performance.now() - t0;
+  const used = process.cpuUsage(cpu);
+  return { ms, latencies, cpuMs: (used.user + used.system) / 1000 };
+}
+
+/** Only the encoding: the same points through createWriter into memory, one file a batch (no network). */
+async function encodeOnce(data: ReturnType<typeof rounds>): Promise<Measured> {
+  const cpu = process.cpuUsage();
+  const t0 = performance.now();
+  for (const { ts, values } of data) {
+    const w = createWriter(memorySink(), { codec: "snappy", maxBatchPoints: BATCH });
+    for (let c = 0; c < CHANNELS; c++) w.enqueueBatch(`ch${c}`, ts, values[c]!);
+    await w.close();
+  }
+  const ms = performance.now() - t0;
+  const used = process.cpuUsage(cpu);
+  return { ms, latencies: [0], cpuMs: (used.user + used.system) / 1000 };
+}
+
+/** The same batch files the stream sends (captured through a transport function). */
+async function batchFiles(data: ReturnType<typeof rounds>): Promise<Uint8Array[]> {
+  const files: Uint8Array[] = [];
+  const live = createLiveStream({
+    transport: async (b: LiveBatch) => void files.push(b.bytes),
+    maxBatchPoints: BATCH,
+    maxDelayMs: 10_000,
+  });
+  for (const { ts, values } of data) {
+    await live.writable();
+    for (let c = 0; c < CHANNELS; c++) live.enqueueBatch(`ch${c}`, ts, values[c]!);
+  }
+  await live.close();
+  return files;
+}
+
+/** The floor: each file POSTed with plain fetch, one after another. */
+async function fetchOnce(url: string, files: readonly Uint8Array[]): Promise<Measured> {
+  const latencies: number[] = [];
+  const cpu = process.cpuUsage();
+  const t0 = performance.now();
+  for (const body of files) {
+    const t = performance.now();
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/avro", "idempotency-key": ulid() },
+      body: body as Uint8Array<ArrayBuffer>,
+    });
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`floor POST answered ${res.status}`);
+    latencies.push(performance.now() - t);
+  }
+  const ms = performance.now() - t0;
+  const used = process.cpuUsage(cpu);
+  return { ms, latencies, cpuMs: (used.user + used.system) / 1000 };
+}
+
+/** RUNS runs of `once`, each against a fresh server; the medians. */
+async function measure(mode: Mode, once: (url: string) => Promise<Measured>) {
+  const runs: Measured[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const server = await startServer(mode);
+    try {
+      runs.push(await once(server.url));
+    } finally {
+      await server.stop();
+    }
+  }
+  return {
+    ms: median(runs.map((r) => r.ms)),
+    p50: median(runs.map((r) => percentile(r.latencies, 50))),
+    p99: median(runs.map((r) => percentile(r.latencies, 99))),
+    cpuMs: median(runs.map((r) => r.cpuMs)),
+  };
+}
+
+async function sustained(mode: Mode, nRounds: number): Promise<Row[]> {
+  const data = rounds(nRounds);
+  const points = nRounds * BATCH;
+  const files = await batchFiles(data);
+  const floor = await measure(mode, (url) => fetchOnce(url, files));
+  const encodes: Measured[] = [];
+  for (let i = 0; i < RUNS; i++) encodes.push(await encodeOnce(data));
+  const encode = median(encodes.map((r) => r.ms));
+  const encodeCpu = median(encodes.map((r) => r.cpuMs));
+  const memory = await measure(mode, (url) => streamOnce(url, memoryStorage(), data));
+  const durable = await measure(mode, async (url) =>
+    streamOnce(url, nodeStorage({ root: await temp("outbox") }), data),
+  );
+  const perMillion = (cpuMs: number) => `CPU ${(cpuMs / (points / 1e6)).toFixed(0)} ms per 1M points`;
+  const row = (name: string, m: typeof floor): Row => ({
+    case: `${mode}: ${name}`,
+    median_ms: m.ms,
+    rate: rate(points, m.ms, "points"),
+    ratio: `${ratio(m.ms, floor.ms)} / ${ratio(m.ms, floor.ms + encode)}`,
+    note: `p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms enqueue-to-ack; ${perMillion(m.cpuMs)}`,
+  });
+  return [
+    { ...row("plain fetch of the same files (floor)", floor), ratio: "1.00×" },
+    {
+      case: `${mode}: encoding alone (createWriter, snappy, no network)`,
+      median_ms: encode,
+      rate: rate(points, encode, "points"),
+      note: perMillion(encodeCpu),
+    },
+    row("createLiveStream, memory outbox", memory),
+    row("createLiveStream, nodeStorage outbox (fsync on)", durable),
+  ];
+}
+
+/** Batches stored while nothing listens; then the server comes up and the outbox drains. */
+async function drain(mode: Mode, nRounds: number): Promise<Row[]> {
+  const data = rounds(nRounds);
+  const points = nRounds * BATCH;
+  const files = await batchFiles(data);
+  const drains: number[] = [];
+  const floors: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const port = await freePort();
+    const live = createLiveStream({
+      url: `http://127.0.0.1:${port}/ingest`,
+      outbox: nodeStorage({ root: await temp("drain") }),
+      name: "drain",
+      maxBatchPoints: BATCH,
+      maxDelayMs: 10_000,
+      backoffMs: 10,
+      maxBackoffMs: 50, // the server's return is noticed within 50 ms
+    });
+    for (const { ts, values } of data) {
+      await live.writable();
+      for (let c = 0; c < CHANNELS; c++) live.enqueueBatch(`ch${c}`, ts, values[c]!);
+    }
+    while (live.status().batchesInOutbox < nRounds) await new Promise((r) => setTimeout(r, 20));
+    const server = await startServer(mode, port);
+    const t0 = performance.now();
+    await live.close();
+    drains.push(performance.now() - t0);
+    await server.stop();
+    const floorServer = await startServer(mode);
+    floors.push((await fetchOnce(floorServer.url, files)).ms);
+    await floorServer.stop();
+  }
+  const d = median(drains);
+  const f = median(floors);
+  const mb = files.reduce((n, b) => n + b.length, 0) / 2 ** 20;
+  return [
+    {
+      case: `${mode}: plain fetch of the same files (floor)`,
+      median_ms: f,
+      rate: rate(points, f, "points"),
+      ratio: "1.00×",
+    },
+    {
+      case: `${mode}: outbox drain after an outage (${nRounds} batches, ${mb.toFixed(0)} MiB, nodeStorage)`,
+      median_ms: d,
+      rate: rate(points, d, "points"),
+      ratio: ratio(d, f),
+      note: `${((nRounds / d) * 1000).toFixed(1)} batches/s, ${((mb / d) * 1000).toFixed(0)} MiB/s; includes up to 50 ms to notice the server is back`,
+    },
+  ];
+}
+
+export async function benchLive(): Promise<void> {
+  try {
+    printTable(
+      `Live streaming on loopback, Node: ${CHANNELS} channels, ${BATCH.toLocaleString("en")}-point batches (medians of ${RUNS}; ratio = time / the floor's, then / (floor + encoding alone))`,
+      [...(await sustained("discard", 20)), ...(await sustained("ingest", 8))],
+    );
+    printTable(`Outbox drain after an outage, Node (medians of ${RUNS})`, [
+      ...(await drain("discard", 20)),
+      ...(await drain("ingest", 8)),
+    ]);
+  } finally {
+    for (const dir of temps) await rm(dir, { recursive: true, force: true });
+  }
+}
