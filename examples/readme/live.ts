@@ -34,10 +34,11 @@ await live.close(); // resolves once every batch is acknowledged
 
 import assert from "node:assert/strict";
 
-assert.deepEqual(
-  (await ns.points.scan({ columns: ["channel"] }).toObjects()).map((p) => p.channel).sort(),
-  ["airspeed", "airspeed", "altitude"],
-);
+assert.deepEqual((await ns.points.scan({ columns: ["channel"] }).toObjects()).map((p) => p.channel).sort(), [
+  "airspeed",
+  "airspeed",
+  "altitude",
+]);
 assert.equal(live.status().batchesInOutbox, 0);
 assert.equal(live.status().pointsSent, 3);
 server.close();
