@@ -1,8 +1,9 @@
 // `npm run bench`: every benchmark, each printing its table of medians and ratios. Never part of `npm test`.
-// `npm run bench -- node` (or `browser`, `avro`, `sql`, `workflow`, `streams`, `live`) runs one group.
+// `npm run bench -- node` (or `browser`, `avro`, `sql`, `workflow`, `streams`, `live`, `serve`) runs one group.
 import { benchAvro } from "./avro.js";
 import { benchBrowserStorage } from "./browser-storage.js";
 import { benchLive } from "./live.js";
+import { benchServe } from "./serve.js";
 import { benchSql } from "./sql.js";
 import { benchStreams } from "./streams.js";
 import { benchTables } from "./tables.js";
@@ -16,3 +17,4 @@ if (!only || only === "sql") await benchSql();
 if (!only || only === "workflow") await benchWorkflow();
 if (!only || only === "streams") await benchStreams();
 if (!only || only === "live") await benchLive();
+if (!only || only === "serve") await benchServe();

@@ -14,7 +14,7 @@ export type {
   SnapshotOperation,
   StatValue,
 } from "./storage/catalog/model.js";
-export type { CatalogOp, CatalogState, CommitResult } from "./storage/catalog/state.js";
+export type { CatalogOp, CatalogState, CommitResult, ScheduleState } from "./storage/catalog/state.js";
 export {
   type CatalogLog,
   type CommitOptions,
@@ -108,6 +108,14 @@ export type { NodeResult, RunError, RunEvent, RunHandle, RunResult } from "./wor
 export { type RerunSpec, rerun } from "./workflow/rerun.js";
 export { getRun, listRuns } from "./workflow/runs.js";
 export { dest, type Step, type StepDefinition, type StepOptions, source, step } from "./workflow/step.js";
-export { type Resolved, Workflow, type WorkflowOptions, workflow } from "./workflow/workflow.js";
+export {
+  type CatchUp,
+  type Resolved,
+  Workflow,
+  type WorkflowOptions,
+  type WorkflowSchedule,
+  workflow,
+} from "./workflow/workflow.js";
+export { Cron } from "./workflow/cron.js";
 export { type WorkerExecutorOptions, workerExecutor } from "./workflow/web-executor.js";
 export { serveWorkflows } from "./workflow/serve-workflows.js";

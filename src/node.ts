@@ -4,4 +4,11 @@ export { type NodeStorageOptions, nodeStorage } from "./storage/node/node-storag
 export { nodeFileSink, nodeFileSource } from "./storage/node/avro-files.js";
 export { type ThreadExecutorOptions, workerExecutor } from "./workflow/node/thread-executor.js";
 export { serveWorkflows } from "./workflow/node/serve-threads.js";
+export {
+  type RunningServer,
+  type ServerOptions,
+  startServer,
+} from "./serve/server.js";
+export { type Clock, ManualClock, systemClock } from "./serve/clock.js";
+export type { Route, RouteContext } from "./serve/routes.js";
 export { type FetchHandler, toNodeListener } from "./ingest/node-listener.js";

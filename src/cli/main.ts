@@ -4,20 +4,73 @@
 // A reader that stops early (`| head`) ends the command quietly.
 import { isAvaError } from "../errors.js";
 import { avroCommand } from "./avro-commands.js";
-import { EXIT, HELP, isUsageError, packageVersion, wantsHelp } from "./usage.js";
+import { rootOf } from "./common.js";
+import { vacuumCommand } from "./maintenance-commands.js";
+import { runCommand, runsCommand } from "./runs-commands.js";
+import { serveCommand } from "./serve-command.js";
+import { sqlCommand } from "./sql-command.js";
+import { tablesCommand } from "./tables-commands.js";
+import { EXIT, HELP, isUsageError, packageVersion, UsageError, wantsHelp } from "./usage.js";
+
+type Out = (line: string) => void;
+
+interface Context {
+  root: string;
+  out: Out;
+  err: Out;
+}
+
+/** A command group: resolves to an exit code (false = failed, as a failed run). */
+type Command = (args: string[], ctx: Context) => Promise<unknown>;
+
+const COMMANDS: Record<string, Command> = {
+  avro: (args, { out }) => avroCommand(args, out, process.stdin),
+  tables: (args, { root, out }) => tablesCommand(root, args, out),
+  sql: (args, { root, out, err }) => sqlCommand(root, args, out, err),
+  runs: (args, { root, out }) => runsCommand(root, args, out),
+  run: (args, { root, out }) => runCommand(root, "run", args, out),
+  rerun: (args, { root, out }) => runCommand(root, "rerun", args, out),
+  vacuum: (args, { root, out }) => vacuumCommand(root, args, out),
+  serve: (args, { root, out, err }) => serveCommand(root, args, out, err),
+  // ---- storage maintenance (issue 14): `maintain` and `compact` are wired here at merge ----
+};
+
+/** `--root DIR` / `--root=DIR` may stand anywhere on the line; the rest goes to the command. */
+function takeRoot(argv: readonly string[]): { root: string | undefined; rest: string[] } {
+  const rest: string[] = [];
+  let root: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (a === "--root" || a.startsWith("--root=")) {
+      const value = a === "--root" ? argv[++i] : a.slice("--root=".length);
+      if (value === undefined || value === "") throw new UsageError("--root needs a folder", HELP);
+      root = value;
+      continue;
+    }
+    rest.push(a);
+  }
+  return { root, rest };
+}
 
 async function main(argv: string[]): Promise<number> {
-  const [group, ...rest] = argv;
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  if (group === "avro") {
-    await avroCommand(rest, out, process.stdin);
-    return EXIT.ok;
+  const err = (line: string) => process.stderr.write(`${line}\n`);
+  const { root, rest } = takeRoot(argv);
+  const [group, ...args] = rest;
+  const command = group === undefined ? undefined : COMMANDS[group];
+  if (command) {
+    const code = await command(args, { root: rootOf(root), out, err });
+    return code === false ? EXIT.failed : typeof code === "number" ? code : EXIT.ok;
   }
   if (group === "--version" || group === "-v") {
     out(packageVersion());
     return EXIT.ok;
   }
-  if (wantsHelp(argv)) {
+  if (wantsHelp(rest)) {
     out(HELP);
     return EXIT.ok;
   }

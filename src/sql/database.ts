@@ -11,6 +11,7 @@ import type { Storage } from "../storage/types.js";
 import type { NamespaceHandle } from "../table/namespace.js";
 import { conformer, type FileProjection, SchemaLayout } from "../table/file-layout.js";
 import { Table, tableEntry } from "../table/table.js";
+import { READ_ONLY } from "./read-only.js";
 import { type DataFileSource, INTERNAL_SCHEMA, ident, type SqlEngine } from "./engine.js";
 
 export interface QueryOptions {
@@ -21,10 +22,6 @@ export interface QueryOptions {
 }
 
 const cancelled = () => new AvaError("CANCELLED", "the query was cancelled");
-
-/** Statements that cannot change what the views and internal tables are. */
-const READ_ONLY =
-  /^\s*(\(\s*)*(select|with|from|values|describe|show|explain|summarize|pivot|unpivot|table)\b/i;
 
 /** Which file each DuckDB row came from; never shown by the views. */
 const FILE_COLUMN = "__ava_file";
@@ -82,6 +79,7 @@ class Session {
 
   async sync(pins: SnapshotPins): Promise<void> {
     const state = await this.storage.catalog.current();
+    const views: [string, Table, Loaded, readonly DataFile[]][] = [];
     for (const [name, table] of this.tables) {
       if (!state.tables[table.identifier]) continue; // not pushed yet: no view, so a query names the missing table
       const entry = tableEntry(state, table.declaration); // SCHEMA_MISMATCH for a stale declaration
@@ -90,8 +88,10 @@ class Session {
       const live =
         pin === undefined ? entry.history.liveFiles : (await table.scan({ snapshotId: pin }).plan()).files;
       const loaded = await this.#load(table, live, new SchemaLayout(entry.schemas, table.schema));
-      await this.#view(name, table, loaded, live);
+      views.push([name, table, loaded, live]);
     }
+    // Views after every load: a table seen under two names (one pinned) shares its loaded files.
+    for (const [name, table, loaded, live] of views) await this.#view(name, table, loaded, live);
   }
 
   async #load(table: Table, live: readonly DataFile[], layout: SchemaLayout): Promise<Loaded> {
@@ -99,7 +99,8 @@ class Session {
     if (!loaded) {
       // Created from a file with the table's schema and no rows, so that DuckDB maps the types exactly
       // as it will for the data files, and an empty table still has its columns.
-      const target = `data_${table.name}`;
+      // By identifier: tables of the same name in two namespaces are two DuckDB tables.
+      const target = `data_${table.identifier}`;
       const empty = await encodeParquet(new A.Table(table.schema, []));
       await this.engine.loadFile(
         target,
@@ -161,8 +162,12 @@ class Session {
         ? ""
         : ` WHERE ${ident(FILE_COLUMN)} IN (${live.map((f) => loaded.files.get(f.path)).join(", ") || "NULL"})`;
     const source = `${ident(INTERNAL_SCHEMA)}.${ident(loaded.target)}`;
-    const definition = `CREATE OR REPLACE VIEW ${ident(name)} AS SELECT ${columns} FROM ${source}${filter}`;
+    // A name "ns.table" is a view in a DuckDB schema per namespace (`SELECT * FROM ns.table`).
+    const dot = name.indexOf(".");
+    const view = dot < 0 ? ident(name) : `${ident(name.slice(0, dot))}.${ident(name.slice(dot + 1))}`;
+    const definition = `CREATE OR REPLACE VIEW ${view} AS SELECT ${columns} FROM ${source}${filter}`;
     if (this.#views.get(name) === definition) return;
+    if (dot >= 0) await this.engine.exec(`CREATE SCHEMA IF NOT EXISTS ${ident(name.slice(0, dot))}`);
     await this.engine.exec(definition);
     this.#views.set(name, definition);
   }
@@ -266,5 +271,17 @@ export class SqlDatabase {
 export function openDatabase(ns: NamespaceHandle, engine: SqlEngine): SqlDatabase {
   const tables = new Map<string, Table>();
   for (const [key, value] of Object.entries(ns)) if (value instanceof Table) tables.set(key, value);
-  return new SqlDatabase(new Session(engine, ns.storage, tables));
+  return openTablesDatabase(ns.storage, tables, engine);
+}
+
+/**
+ * Binds an engine to tables by view name: a plain name is a view in DuckDB's default schema, "ns.table"
+ * a view in the schema `ns` (the same Table may be listed under both; its data is loaded once).
+ */
+export function openTablesDatabase(
+  storage: Storage,
+  tables: ReadonlyMap<string, Table>,
+  engine: SqlEngine,
+): SqlDatabase {
+  return new SqlDatabase(new Session(engine, storage, tables));
 }

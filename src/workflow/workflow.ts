@@ -6,6 +6,7 @@ import { AvaError } from "../errors.js";
 import type { BoundTableDeclaration } from "../table/declare.js";
 import { checkName } from "../util/names.js";
 import { Build, type Invocation } from "./build.js";
+import { Cron } from "./cron.js";
 import { type RunInputRef, runInput } from "./context.js";
 import type { ModelLookup } from "./crossing.js";
 import { NodeFuture } from "./future.js";
@@ -16,6 +17,23 @@ export interface WorkflowOptions<I = unknown> {
   name: string;
   /** A zod schema for the run's input: `run({ input })` is validated (and defaulted) by it before anything runs. */
   input?: z.ZodType<I>;
+  /**
+   * A five-field cron expression in UTC (`"0 * * * *"`: hourly): `avalanche-web serve` runs the workflow at each
+   * tick, once per tick however many servers share the storage.
+   */
+  schedule?: string;
+  /**
+   * Ticks missed while no server ran: `"latest"` (default) runs the most recent one, `"all"` runs each
+   * (at most 100, the newest), `"none"` runs none and waits for the next tick.
+   */
+  catchUp?: CatchUp;
+}
+
+export type CatchUp = "latest" | "all" | "none";
+
+export interface WorkflowSchedule {
+  cron: Cron;
+  catchUp: CatchUp;
 }
 
 /** The value a builder's output stands for: futures replaced by their values. */
@@ -42,6 +60,8 @@ export class Workflow<T = unknown> {
     build: Build,
     output: unknown,
     readonly inputSchema?: z.ZodType,
+    /** When the workflow runs by itself under `avalanche-web serve`. */
+    readonly schedule?: WorkflowSchedule,
   ) {
     this.nodes = build.topologicalOrder();
     this.#bySlug = new Map(this.nodes.map((n) => [n.slug, n]));
@@ -121,8 +141,27 @@ export function workflow<T, I = unknown>(
   const schema = options.input;
   if (schema !== undefined && typeof (schema as { safeParse?: unknown })?.safeParse !== "function")
     throw new AvaError("INVALID_ARGUMENT", `workflow ${options.name}: input must be a zod schema`);
+  const schedule = scheduleOf(options);
   const { build, output } = Build.run(options.name, () => builder(runInput() as RunInputRef<I>));
-  return new Workflow<Resolved<T>>(options.name, build, output, schema);
+  return new Workflow<Resolved<T>>(options.name, build, output, schema, schedule);
+}
+
+function scheduleOf({
+  name,
+  schedule,
+  catchUp = "latest",
+}: WorkflowOptions<unknown>): WorkflowSchedule | undefined {
+  if (catchUp !== "latest" && catchUp !== "all" && catchUp !== "none")
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `workflow ${name}: catchUp is "latest", "all" or "none", got ${JSON.stringify(catchUp)}`,
+    );
+  if (schedule === undefined) return undefined;
+  try {
+    return { cron: Cron.parse(schedule), catchUp };
+  } catch (err) {
+    throw new AvaError("INVALID_ARGUMENT", `workflow ${name}: ${(err as Error).message}`, { cause: err });
+  }
 }
 
 export function isWorkflow(v: unknown): v is Workflow {

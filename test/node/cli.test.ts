@@ -175,7 +175,7 @@ describe("avalanche-web: help, version, exit codes", () => {
   it("wrong arguments: what is wrong and the usage on stderr, nothing on stdout, exit code 2", () => {
     const cases: [string[], string][] = [
       [[], "avalanche-web: which command?"],
-      [["tables"], "avalanche-web: unknown command tables"],
+      [["bogus"], "avalanche-web: unknown command bogus"],
       [["avro", "head", file], "avalanche-web: avro head: unknown command head"],
       [["avro", "cat", file, file], "avalanche-web: avro cat: expects FILE, got 2 argument(s)"],
       [["avro", "info", "--verbose", file], "avalanche-web: avro info: unknown option --verbose"],

@@ -4,7 +4,7 @@ import { crc32 } from "../../avro/crc32.js";
 import { TableHistory } from "./history.js";
 import type { NamespaceEntry, OutboxState, RunRecord, Snapshot, StreamState, TableMeta } from "./model.js";
 import { RunLog } from "./run-log.js";
-import type { CatalogState, TableState } from "./state.js";
+import type { CatalogState, ScheduleState, TableState } from "./state.js";
 import {
   arrayOf,
   checked,
@@ -26,6 +26,7 @@ interface CheckpointHeader {
   runsLine?: number;
   streams?: Record<string, StreamState>;
   cursors?: Record<string, string>;
+  schedules?: Record<string, ScheduleState>;
   /** Live streams' outboxes (absent in checkpoints written before outboxes existed). */
   outboxes?: Record<string, OutboxState>;
   /** CRC-32 of each line after the header, so a damaged section is found at open, not when first parsed. */
@@ -49,6 +50,7 @@ export function serializeState(state: CatalogState): Uint8Array {
     runsLine: lines.length,
     streams: { ...state.streams },
     cursors: { ...state.cursors },
+    ...(state.schedules ? { schedules: { ...state.schedules } } : {}),
     outboxes: { ...state.outboxes },
     lineCrc: encoded.map((b) => crc32(b)),
   };
@@ -120,6 +122,7 @@ export function deserializeState(
     runs,
     streams: header.streams ?? {},
     cursors: header.cursors ?? {},
+    ...(header.schedules ? { schedules: header.schedules } : {}),
     outboxes: header.outboxes ?? {},
   };
 }

@@ -115,6 +115,18 @@ export type CatalogOp =
     }
   | { op: "dropNamespace"; namespace: string }
   | {
+      /**
+       * A scheduled workflow's tick, claimed by the server that will run it: refused (COMMIT_CONFLICT) when
+       * this tick or a later one was claimed already, so each tick runs once across servers and restarts.
+       */
+      op: "claimTick";
+      workflow: string;
+      tickMs: number;
+      runId: string;
+      claimedBy: string;
+      timestampMs: number;
+    }
+  | {
       op: "recordRun";
       run: RunRecord;
       /** The run starts: refused if a run with this id was recorded before. */
@@ -139,6 +151,16 @@ export interface CatalogState {
   cursors: Readonly<Record<string, string>>;
   /** Live streams' outboxes, by stream name (see outbox-state.ts). */
   outboxes: Readonly<Record<string, OutboxState>>;
+  /** Scheduled workflows' latest claimed tick, by workflow name (absent: none was ever claimed). */
+  schedules?: Readonly<Record<string, ScheduleState>>;
+}
+
+/** The newest tick of a scheduled workflow that a server claimed, and the run it started for it. */
+export interface ScheduleState {
+  tickMs: number;
+  runId: string;
+  claimedBy: string;
+  claimedMs: number;
 }
 
 export interface CommitResult {
@@ -310,11 +332,28 @@ export function applyOps(
   let runs = state.runs;
   const streams = { ...state.streams };
   const cursors = { ...state.cursors };
+  let schedules = state.schedules;
   let outboxes = state.outboxes;
   for (const op of ops) {
     if (op.op === "outboxAdd" || op.op === "outboxRemove" || op.op === "outboxLease") {
       if (outboxes === state.outboxes) outboxes = { ...state.outboxes };
       applyOutboxOp(outboxes as Record<string, OutboxState>, op);
+      continue;
+    }
+    if (op.op === "claimTick") {
+      const last = schedules?.[op.workflow];
+      if (last && last.tickMs >= op.tickMs)
+        throw new AvaError(
+          "COMMIT_CONFLICT",
+          `tick ${new Date(op.tickMs).toISOString()} of workflow ${op.workflow} was already claimed (latest claimed: ${new Date(last.tickMs).toISOString()} by ${last.claimedBy}, run ${last.runId})`,
+        );
+      const claimed: ScheduleState = {
+        tickMs: op.tickMs,
+        runId: op.runId,
+        claimedBy: op.claimedBy,
+        claimedMs: op.timestampMs,
+      };
+      schedules = { ...schedules, [op.workflow]: claimed };
       continue;
     }
     if (op.op === "streamProgress") {
@@ -410,8 +449,15 @@ export function applyOps(
     tables[key] = applied.table;
     snapshots.push(applied.snapshot);
   }
-  return {
-    state: { version: state.version + 1, namespaces, tables, runs, streams, cursors, outboxes },
-    snapshots,
+  const next: CatalogState = {
+    version: state.version + 1,
+    namespaces,
+    tables,
+    runs,
+    streams,
+    cursors,
+    outboxes,
   };
+  if (schedules) next.schedules = schedules;
+  return { state: next, snapshots };
 }

@@ -164,6 +164,7 @@ const OP_SHAPES: { [K in CatalogOp["op"]]: Record<string, Field> } = {
   },
   setCursor: { namespace: str, table: str, key: str, value: str, expected: nullable(str) },
   recordRun: { run: runRecord, create: opt(bool) },
+  claimTick: { workflow: str, tickMs: num, runId: str, claimedBy: str, timestampMs: num },
   dropTable: { namespace: str, table: str },
   dropNamespace: { namespace: str },
   outboxAdd: { stream: str, batch: outboxBatch, maxBytes: opt(num) },
@@ -202,6 +203,7 @@ export const checkpointHeader = shape({
   runsLine: opt(num),
   streams: opt(recordOf(anyObject)),
   cursors: opt(recordOf(str)),
+  schedules: opt(recordOf(shape({ tickMs: num, runId: str, claimedBy: str, claimedMs: num }))),
   outboxes: opt(recordOf(outboxState)),
   lineCrc: opt(arrayOf(num)),
 });
