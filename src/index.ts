@@ -54,6 +54,14 @@ export type { CommitEvent, CommitListener } from "./table/subscribe.js";
 export { type AppendInput, type ScanOptions, Table } from "./table/table.js";
 export { type VacuumOptions, type VacuumResult, vacuum } from "./table/vacuum.js";
 export type { DropResult } from "./table/drop.js";
+export type { CompactOptions, CompactResult } from "./table/compact.js";
+export type { ExpireResult, RetentionOptions } from "./table/expire.js";
+export { type MaintenanceOptions, type MaintenanceResult, maintain } from "./table/maintain.js";
+export {
+  type AutoMaintenanceOptions,
+  type MaintenanceRunner,
+  startMaintenance,
+} from "./table/maintenance-runner.js";
 export type {
   ErrorInfo,
   NodeRecord,

@@ -10,6 +10,7 @@ import type { DataFile } from "../storage/catalog/model.js";
 import type { Storage } from "../storage/types.js";
 import type { NamespaceHandle } from "../table/namespace.js";
 import { conformer, type FileProjection, SchemaLayout } from "../table/file-layout.js";
+import { pinSnapshot } from "../table/pins.js";
 import { Table, tableEntry } from "../table/table.js";
 import { type DataFileSource, INTERNAL_SCHEMA, ident, type SqlEngine } from "./engine.js";
 
@@ -51,6 +52,8 @@ class Session {
   #queue: Promise<unknown> = Promise.resolve();
   #nextFileId = 0;
   closed = false;
+  /** Releases the snapshots `at()` pinned against retention, when the database closes. */
+  readonly releases: (() => void)[] = [];
 
   constructor(
     readonly engine: SqlEngine,
@@ -243,6 +246,12 @@ export class SqlDatabase {
       if (!this.#session.tables.has(name))
         throw new AvaError("NOT_FOUND", `at(): ${name} is not a table of this namespace`);
     }
+    // A pinned handle keeps its snapshots from expiring for as long as the database is open.
+    for (const [name, id] of Object.entries(pins))
+      if (typeof id === "string")
+        this.#session.releases.push(
+          pinSnapshot(this.#session.storage, this.#session.tables.get(name)!.identifier, id),
+        );
     return new SqlDatabase(this.#session, { ...this.#pins, ...pins });
   }
 
@@ -256,6 +265,7 @@ export class SqlDatabase {
     const session = this.#session;
     if (session.closed) return Promise.resolve();
     session.closed = true;
+    for (const release of session.releases.splice(0)) release();
     // A running query is interrupted rather than waited for: close always settles.
     session.engine.interrupt();
     return session.drained(2000).then(() => session.engine.close());

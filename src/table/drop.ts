@@ -15,8 +15,11 @@ export interface DropResult {
 
 function filesOf(state: CatalogState, identifiers: readonly string[]): string[] {
   const paths = new Set<string>();
-  for (const id of identifiers)
-    for (const s of state.tables[id]!.history.snapshots) for (const f of s.addedFiles) paths.add(f.path);
+  for (const id of identifiers) {
+    const table = state.tables[id]!;
+    for (const path of table.history.referencedFiles()) paths.add(path);
+    for (const f of table.doomed ?? []) paths.add(f.path);
+  }
   return [...paths];
 }
 

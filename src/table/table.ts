@@ -15,10 +15,11 @@ import {
   type Snapshot,
   schemaVersionsOf,
 } from "../storage/catalog/model.js";
-import { liveFilesOf, type TableHistory } from "../storage/catalog/history.js";
+import type { TableHistory } from "../storage/catalog/history.js";
 import type { CatalogState, SnapshotDraft, TableState } from "../storage/catalog/state.js";
-import type { Storage } from "../storage/types.js";
-import { nowMicros, ulid } from "../util/ids.js";
+import { clockOf, type Storage } from "../storage/types.js";
+import { nowMicros, ulid, ulidTimeMs } from "../util/ids.js";
+import { type CompactOptions, type CompactResult, compactTable } from "./compact.js";
 import { AppendResult } from "./append-result.js";
 import { type DropResult, dropTable } from "./drop.js";
 import type { BoundTableDeclaration } from "./declare.js";
@@ -195,7 +196,8 @@ export class Table<Row = Record<string, unknown>, In = Row> {
         `append to ${this.identifier}: no rows to append (an append of zero rows would only make an empty snapshot)`,
       );
     const table = this.declaration.rowLineage ? withProvenance(rows, stored, this.#run, nowMicros()) : rows;
-    const snapshotId = ulid();
+    const now = clockOf(this.#storage);
+    const snapshotId = ulid(now);
     const addedFiles: DataFile[] = [];
     let written: Promise<void> = Promise.resolve();
     if (table.numRows > 0) {
@@ -212,7 +214,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
       if (schemaId) file.schemaId = schemaId; // read back under later versions by it
       addedFiles.push(file);
     }
-    const draft: SnapshotDraft = { id: snapshotId, operation, timestampMs: Date.now(), addedFiles };
+    const draft: SnapshotDraft = { id: snapshotId, operation, timestampMs: now, addedFiles };
     if (operation === "overwrite") draft.removeAll = true;
     if (this.#run)
       Object.assign(draft, {
@@ -256,7 +258,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
           const index = this.#snapshotIndex(history, snapshotId);
           return {
             snapshot: history.snapshots[index],
-            liveFiles: liveFilesOf(history.snapshots.slice(0, index + 1)),
+            liveFiles: history.liveFilesAt(index),
             versions,
           };
         },
@@ -292,6 +294,15 @@ export class Table<Row = Record<string, unknown>, In = Row> {
     );
   }
 
+  /**
+   * Merges small data files into files near `targetFileBytes`, as one "compact" snapshot that changes no
+   * visible row (older snapshots keep reading their own files until they expire). See CompactOptions.
+   */
+  async compact(options?: CompactOptions): Promise<CompactResult> {
+    await this.#state(); // NOT_FOUND, or SCHEMA_MISMATCH for a stale declaration: nothing is rewritten
+    return compactTable(this.#storage, this.namespace, this.name, options);
+  }
+
   /** Removes the table and its data in one commit (history, streams' progress and cursors too). */
   drop(): Promise<DropResult> {
     return dropTable(this.#storage, this.namespace, this.name);
@@ -318,7 +329,17 @@ export class Table<Row = Record<string, unknown>, In = Row> {
 
   #snapshotIndex(history: TableHistory, id: string): number {
     const index = history.snapshots.findIndex((s) => s.id === id);
-    if (index < 0) throw new AvaError("NOT_FOUND", `table ${this.identifier} has no snapshot ${id}`);
+    if (index < 0) {
+      // Snapshot ids are ULIDs: one minted no later than the newest expired snapshot may be one of them.
+      const minted = ulidTimeMs(id);
+      const base = history.base;
+      if (base && minted !== undefined && minted <= base.lastTimestampMs)
+        throw new AvaError(
+          "NOT_FOUND",
+          `table ${this.identifier} has no snapshot ${id}: it was expired by the table's retention (snapshots through sequence ${base.throughSequence}, committed up to ${new Date(base.lastTimestampMs).toISOString()}, were expired)`,
+        );
+      throw new AvaError("NOT_FOUND", `table ${this.identifier} has no snapshot ${id}`);
+    }
     return index;
   }
 }

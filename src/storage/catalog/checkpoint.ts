@@ -1,8 +1,9 @@
 // Checkpoints: the whole catalog state at a version, written every so many commits so that opening a
 // catalog reads one file and the log entries after it, not the whole log.
 import { crc32 } from "../../avro/crc32.js";
-import { TableHistory } from "./history.js";
-import type { NamespaceEntry, RunRecord, Snapshot, StreamState, TableMeta } from "./model.js";
+import { type HistoryBase, TableHistory } from "./history.js";
+import type { DoomedFile, NamespaceEntry, RunRecord, Snapshot, StreamState, TableMeta } from "./model.js";
+import type { MaintenanceLease } from "./retention.js";
 import { RunLog } from "./run-log.js";
 import type { CatalogState, TableState } from "./state.js";
 import {
@@ -21,21 +22,35 @@ import {
 interface CheckpointHeader {
   version: number;
   namespaces: Record<string, NamespaceEntry>;
-  tables: Record<string, TableMeta & { length: number; current: Snapshot | null; line: number }>;
+  tables: Record<
+    string,
+    TableMeta & {
+      length: number;
+      current: Snapshot | null;
+      line: number;
+      /** Where the kept history starts once snapshots expired (see HistoryBase). */
+      base?: HistoryBase;
+      doomed?: DoomedFile[];
+    }
+  >;
   /** The line holding the recorded runs (absent in checkpoints written before runs were recorded). */
   runsLine?: number;
   streams?: Record<string, StreamState>;
   cursors?: Record<string, string>;
   /** CRC-32 of each line after the header, so a damaged section is found at open, not when first parsed. */
   lineCrc?: number[];
+  maintenance?: MaintenanceLease;
+  /** When it was written (the storage's clock): log entries it covers are removed a grace period later. */
+  writtenMs?: number;
 }
 
-export function serializeState(state: CatalogState): Uint8Array {
+export function serializeState(state: CatalogState, writtenMs?: number): Uint8Array {
   const lines: string[] = [];
   const tables: CheckpointHeader["tables"] = {};
   for (const [key, { history, ...meta }] of Object.entries(state.tables)) {
     lines.push(JSON.stringify(history.snapshots));
     tables[key] = { ...meta, length: history.length, current: history.current ?? null, line: lines.length };
+    if (history.base) tables[key].base = history.base;
   }
   lines.push(JSON.stringify(state.runs));
   const encoder = new TextEncoder();
@@ -49,6 +64,8 @@ export function serializeState(state: CatalogState): Uint8Array {
     cursors: { ...state.cursors },
     lineCrc: encoded.map((b) => crc32(b)),
   };
+  if (state.maintenance) header.maintenance = state.maintenance;
+  if (writtenMs !== undefined) header.writtenMs = writtenMs;
   const parts = [encoder.encode(JSON.stringify(header)), ...encoded];
   const out = new Uint8Array(parts.reduce((n, b) => n + b.length + 1, -1));
   let at = 0;
@@ -58,6 +75,17 @@ export function serializeState(state: CatalogState): Uint8Array {
     at += b.length + 1;
   }
   return out;
+}
+
+/** When a checkpoint was written, from its header alone (undefined for one written before this was kept). */
+export function checkpointWrittenMs(bytes: Uint8Array): number | undefined {
+  const end = bytes.indexOf(10);
+  try {
+    const header = JSON.parse(new TextDecoder().decode(end < 0 ? bytes : bytes.subarray(0, end)));
+    return typeof header?.writtenMs === "number" ? header.writtenMs : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Parses the header now and each table's history on first use; `corrupt` reports a bad section. */
@@ -85,7 +113,7 @@ export function deserializeState(
     throw corrupt("its header", cause);
   }
   const tables: Record<string, TableState> = {};
-  for (const [key, { length, current, line: n, ...meta }] of Object.entries(header.tables)) {
+  for (const [key, { length, current, line: n, base, ...meta }] of Object.entries(header.tables)) {
     const load = () => {
       try {
         return checked<Snapshot[]>(JSON.parse(line(n)), arrayOf(snapshotShape), "snapshots");
@@ -93,7 +121,7 @@ export function deserializeState(
         throw corrupt(`the history of table ${key}`, cause);
       }
     };
-    tables[key] = { ...meta, history: TableHistory.lazy(current ?? undefined, length, load) };
+    tables[key] = { ...meta, history: TableHistory.lazy(current ?? undefined, length, load, base) };
   }
   const runsLine = header.runsLine;
   const runs =
@@ -110,7 +138,7 @@ export function deserializeState(
             throw corrupt("its recorded runs", cause);
           }
         });
-  return {
+  const state: CatalogState = {
     version: header.version,
     namespaces: header.namespaces,
     tables,
@@ -118,4 +146,6 @@ export function deserializeState(
     streams: header.streams ?? {},
     cursors: header.cursors ?? {},
   };
+  if (header.maintenance) state.maintenance = header.maintenance;
+  return state;
 }

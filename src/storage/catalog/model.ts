@@ -25,7 +25,14 @@ export interface DataFile {
   schemaId?: number;
 }
 
-export type SnapshotOperation = "append" | "overwrite" | "delete";
+/** "compact": files merged into fewer, the same rows (see table.compact()); consumers skip it. */
+export type SnapshotOperation = "append" | "overwrite" | "delete" | "compact";
+
+/** A data file no snapshot references any more, deleted once the grace period since `sinceMs` is over. */
+export interface DoomedFile {
+  path: string;
+  sinceMs: number;
+}
 
 export interface Snapshot {
   id: string;

@@ -6,6 +6,7 @@ import type { FieldJson } from "../../schema/arrow-json.js";
 import { TableHistory } from "./history.js";
 import {
   type DataFile,
+  type DoomedFile,
   type NamespaceEntry,
   type RunRecord,
   type SchemaVersion,
@@ -15,6 +16,15 @@ import {
   type TableMeta,
   tableKey,
 } from "./model.js";
+import {
+  applyExpire,
+  applyForget,
+  applyLease,
+  type ExpireOp,
+  type ForgetFilesOp,
+  type LeaseOp,
+  type MaintenanceLease,
+} from "./retention.js";
 import { RunLog } from "./run-log.js";
 
 export interface SnapshotDraft {
@@ -24,6 +34,11 @@ export interface SnapshotDraft {
   addedFiles: DataFile[];
   /** Overwrite: every file live when the commit lands is removed. */
   removeAll?: boolean;
+  /**
+   * Compaction: the files its merged files replace; all must still be live when the commit lands (else
+   * COMMIT_CONFLICT: another compaction or an overwrite got there first).
+   */
+  removedFiles?: string[];
   runId?: string;
   nodeSlug?: string;
   workflowName?: string;
@@ -111,11 +126,16 @@ export type CatalogOp =
       run: RunRecord;
       /** The run starts: refused if a run with this id was recorded before. */
       create?: boolean;
-    };
+    }
+  | ExpireOp
+  | ForgetFilesOp
+  | LeaseOp;
 
 /** A table's metadata and its snapshot history (with the live files derived from it). */
 export interface TableState extends TableMeta {
   history: TableHistory;
+  /** Files no kept snapshot references, awaiting deletion after the grace period (see retention.ts). */
+  doomed?: DoomedFile[];
 }
 
 export interface CatalogState {
@@ -129,6 +149,8 @@ export interface CatalogState {
   streams: Readonly<Record<string, StreamState>>;
   /** Cursor values, by `namespace.table#key`. */
   cursors: Readonly<Record<string, string>>;
+  /** Who runs background maintenance for this storage, and until when (absent: nobody). */
+  maintenance?: MaintenanceLease;
 }
 
 export interface CommitResult {
@@ -160,14 +182,19 @@ export function streamStateOf(
   return streams[streamKey(namespace, table, key)] ?? { position: 0, attempts: {}, quarantined: [] };
 }
 
+/** Whether a snapshot brings rows a consumer has not seen: a compaction only rewrites rows it has. */
+export function addsNewRows(s: Snapshot): boolean {
+  return s.addedFiles.length > 0 && s.operation !== "compact";
+}
+
 /**
  * What a consumer at `stream` takes next, in order: snapshots released from quarantine, then those after
- * its position that added files (snapshot i of a history has sequence number i + 1).
+ * its position that added rows.
  */
 export function pendingOf(snapshots: readonly Snapshot[], { position, retry = [] }: StreamState): Snapshot[] {
   return [
     ...snapshots.filter((s) => retry.includes(s.id)),
-    ...snapshots.slice(position).filter((s) => s.addedFiles.length > 0),
+    ...snapshots.filter((s) => s.sequenceNumber > position && addsNewRows(s)),
   ];
 }
 
@@ -250,9 +277,21 @@ function sumRows(files: readonly DataFile[]): number {
   return files.reduce((n, f) => n + f.rowCount, 0);
 }
 
+function replacedFiles(table: TableState, paths: readonly string[]): DataFile[] {
+  if (paths.length === 0) return [];
+  const live = new Map(table.history.liveFiles.map((f) => [f.path, f]));
+  const missing = paths.find((p) => !live.has(p));
+  if (missing !== undefined)
+    throw new AvaError(
+      "COMMIT_CONFLICT",
+      `table ${table.namespace}.${table.name}: file ${missing} is no longer live (another compaction or an overwrite replaced it first)`,
+    );
+  return paths.map((p) => live.get(p)!);
+}
+
 function applySnapshot(table: TableState, draft: SnapshotDraft): { table: TableState; snapshot: Snapshot } {
   const parent = table.history.current;
-  const removed = draft.removeAll ? table.history.liveFiles : [];
+  const removed = draft.removeAll ? table.history.liveFiles : replacedFiles(table, draft.removedFiles ?? []);
   const snapshot: Snapshot = {
     id: draft.id,
     parentId: parent?.id ?? null,
@@ -298,7 +337,12 @@ export function applyOps(
   let runs = state.runs;
   const streams = { ...state.streams };
   const cursors = { ...state.cursors };
+  let maintenance = state.maintenance;
   for (const op of ops) {
+    if (op.op === "maintenanceLease") {
+      maintenance = applyLease(maintenance, op);
+      continue;
+    }
     if (op.op === "streamProgress") {
       applyStreamProgress(streams, op);
       continue;
@@ -372,6 +416,14 @@ export function applyOps(
       tables[key] = evolveSchema(existing, op);
       continue;
     }
+    if (op.op === "expireSnapshots") {
+      tables[key] = applyExpire(existing, streams, cursors, op);
+      continue;
+    }
+    if (op.op === "forgetFiles") {
+      tables[key] = applyForget(existing, op);
+      continue;
+    }
     const current = existing.history.current?.id ?? null;
     if (op.expectedCurrentId !== undefined && op.expectedCurrentId !== current) {
       throw new AvaError(
@@ -383,5 +435,7 @@ export function applyOps(
     tables[key] = applied.table;
     snapshots.push(applied.snapshot);
   }
-  return { state: { version: state.version + 1, namespaces, tables, runs, streams, cursors }, snapshots };
+  const next: CatalogState = { version: state.version + 1, namespaces, tables, runs, streams, cursors };
+  if (maintenance) next.maintenance = maintenance;
+  return { state: next, snapshots };
 }

@@ -91,6 +91,7 @@ const snapshotDraft = shape({
   timestampMs: num,
   addedFiles: arrayOf(dataFile),
   removeAll: opt(bool),
+  removedFiles: opt(arrayOf(str)),
 });
 
 export const runRecord = shape({
@@ -156,6 +157,9 @@ const OP_SHAPES: { [K in CatalogOp["op"]]: Record<string, Field> } = {
   recordRun: { run: runRecord, create: opt(bool) },
   dropTable: { namespace: str, table: str },
   dropNamespace: { namespace: str },
+  expireSnapshots: { namespace: str, table: str, throughSequence: num, timestampMs: num },
+  forgetFiles: { namespace: str, table: str, paths: arrayOf(str) },
+  maintenanceLease: { holder: str, untilMs: num, nowMs: num },
 };
 
 const OP_CHECKS = new Map(Object.entries(OP_SHAPES).map(([op, fields]) => [op, shape(fields)]));
@@ -180,6 +184,8 @@ const checkpointTable = shape({
   current: nullable(snapshot),
   line: num,
   properties: opt(recordOf(str)),
+  base: opt(shape({ throughSequence: num, lastTimestampMs: num, files: arrayOf(dataFile) })),
+  doomed: opt(arrayOf(shape({ path: str, sinceMs: num }))),
 });
 
 export const checkpointHeader = shape({
@@ -190,6 +196,8 @@ export const checkpointHeader = shape({
   streams: opt(recordOf(anyObject)),
   cursors: opt(recordOf(str)),
   lineCrc: opt(arrayOf(num)),
+  maintenance: opt(shape({ holder: str, untilMs: num })),
+  writtenMs: opt(num),
 });
 
 /** `value` as T when `check` finds nothing wrong; otherwise throws what it found (the caller adds the file). */

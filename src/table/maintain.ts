@@ -1,0 +1,82 @@
+// `ns.maintain()`: whatever maintenance is due, in DuckLake's CHECKPOINT order — compact (tiered, so it
+// is cheap to run often) → expire snapshots by retention → delete files whose grace period is over →
+// clean up the catalog log → remove orphans. Each step is its own optimistic commit, so appends from any
+// tab, Worker or process go on meanwhile; a step that loses a race retries or leaves its work for the
+// next call. (Inlined small appends, which would be flushed first, are not implemented yet.)
+import { AvaError, describeValue } from "../errors.js";
+import type { Storage } from "../storage/types.js";
+import { type CompactOptions, compactTable } from "./compact.js";
+import { checkRetention, expireTable, type RetentionOptions } from "./expire.js";
+import { deleteScheduled, vacuum } from "./vacuum.js";
+
+export interface MaintenanceOptions {
+  /** Compaction (tiered by default); false: none. */
+  compact?: CompactOptions | false;
+  /** Snapshot retention; false: snapshots never expire. Default `{ maxAgeMs: 5 days, minSnapshots: 1 }`. */
+  retain?: RetentionOptions | false;
+  /**
+   * How long unreferenced data files, covered log entries and orphans are kept before deletion (readers of
+   * an older state may still need them). Default one hour.
+   */
+  graceMs?: number;
+}
+
+export interface MaintenanceResult {
+  /** Data files merged away by compaction, and files they became. */
+  filesCompacted: number;
+  filesWritten: number;
+  snapshotsExpired: number;
+  /** Data files deleted after their grace period (scheduled ones and orphans). */
+  filesDeleted: number;
+  /** Catalog log entries and checkpoints removed. */
+  catalogEntriesRemoved: number;
+}
+
+export function checkMaintenanceOptions(what: string, options: MaintenanceOptions): void {
+  if (typeof options !== "object" || options === null)
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `${what}: options must be an object, got ${describeValue(options)}`,
+    );
+  const { graceMs, retain, compact } = options;
+  if (graceMs !== undefined && !(typeof graceMs === "number" && graceMs >= 0))
+    throw new AvaError("INVALID_ARGUMENT", `${what}: graceMs must be ≥ 0, got ${describeValue(graceMs)}`);
+  if (retain !== undefined && retain !== false) checkRetention(what, retain);
+  if (compact !== undefined && compact !== false && (typeof compact !== "object" || compact === null))
+    throw new AvaError("INVALID_ARGUMENT", `${what}: compact must be an object or false`);
+}
+
+/** Runs every due step for the tables of `namespace` (all tables when undefined). */
+export async function maintain(
+  storage: Storage,
+  namespace: string | undefined,
+  options: MaintenanceOptions = {},
+): Promise<MaintenanceResult> {
+  checkMaintenanceOptions("maintain()", options);
+  const { compact = {}, retain = {}, graceMs = 3_600_000 } = options;
+  const result: MaintenanceResult = {
+    filesCompacted: 0,
+    filesWritten: 0,
+    snapshotsExpired: 0,
+    filesDeleted: 0,
+    catalogEntriesRemoved: 0,
+  };
+  const state = await storage.catalog.current();
+  const tables = Object.values(state.tables).filter(
+    (t) => namespace === undefined || t.namespace === namespace,
+  );
+  if (compact)
+    for (const t of tables) {
+      const done = await compactTable(storage, t.namespace, t.name, { tiered: true, ...compact });
+      result.filesCompacted += done.filesRemoved;
+      result.filesWritten += done.filesAdded;
+    }
+  if (retain)
+    for (const t of tables)
+      result.snapshotsExpired += (await expireTable(storage, t.namespace, t.name, retain)).expired;
+  const scope = namespace === undefined ? {} : { namespace };
+  result.filesDeleted += (await deleteScheduled(storage, { olderThanMs: graceMs, ...scope })).length;
+  if (storage.catalog.cleanup) result.catalogEntriesRemoved = (await storage.catalog.cleanup(graceMs)).length;
+  result.filesDeleted += (await vacuum(storage, { olderThanMs: graceMs, ...scope })).removed.length;
+  return result;
+}
