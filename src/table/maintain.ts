@@ -19,6 +19,12 @@ export interface MaintenanceOptions {
    * an older state may still need them). Default one hour.
    */
   graceMs?: number;
+  /**
+   * Orphans (files no commit ever referenced) are removed once their modification time is this old on the
+   * real clock: longer than any writer takes between writing a file and committing it (a workflow node
+   * commits when it returns). Default one hour.
+   */
+  orphanAgeMs?: number;
 }
 
 export interface MaintenanceResult {
@@ -38,7 +44,12 @@ export function checkMaintenanceOptions(what: string, options: MaintenanceOption
       "INVALID_ARGUMENT",
       `${what}: options must be an object, got ${describeValue(options)}`,
     );
-  const { graceMs, retain, compact } = options;
+  const { graceMs, retain, compact, orphanAgeMs } = options;
+  if (orphanAgeMs !== undefined && !(typeof orphanAgeMs === "number" && orphanAgeMs >= 0))
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `${what}: orphanAgeMs must be ≥ 0, got ${describeValue(orphanAgeMs)}`,
+    );
   if (graceMs !== undefined && !(typeof graceMs === "number" && graceMs >= 0))
     throw new AvaError("INVALID_ARGUMENT", `${what}: graceMs must be ≥ 0, got ${describeValue(graceMs)}`);
   if (retain !== undefined && retain !== false) checkRetention(what, retain);
@@ -53,7 +64,7 @@ export async function maintain(
   options: MaintenanceOptions = {},
 ): Promise<MaintenanceResult> {
   checkMaintenanceOptions("maintain()", options);
-  const { compact = {}, retain = {}, graceMs = 3_600_000 } = options;
+  const { compact = {}, retain = {}, graceMs = 3_600_000, orphanAgeMs = 3_600_000 } = options;
   const result: MaintenanceResult = {
     filesCompacted: 0,
     filesWritten: 0,
@@ -77,6 +88,7 @@ export async function maintain(
   const scope = namespace === undefined ? {} : { namespace };
   result.filesDeleted += (await deleteScheduled(storage, { olderThanMs: graceMs, ...scope })).length;
   if (storage.catalog.cleanup) result.catalogEntriesRemoved = (await storage.catalog.cleanup(graceMs)).length;
-  result.filesDeleted += (await vacuum(storage, { olderThanMs: graceMs, ...scope })).removed.length;
+  const orphans = await vacuum(storage, { olderThanMs: orphanAgeMs, ...scope });
+  result.filesDeleted += orphans.removed.filter((p) => p.startsWith("data/")).length;
   return result;
 }

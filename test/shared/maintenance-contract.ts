@@ -294,6 +294,7 @@ export function describeMaintenance(name: string, target: MaintenanceTarget) {
       await expectAvaError(ns.maintain({ retain: { maxAgeMs: -5 } }), "INVALID_ARGUMENT", /maxAgeMs/);
       await expectAvaError(ns.maintain({ retain: { minSnapshots: 0 } }), "INVALID_ARGUMENT", /minSnapshots/);
       await expectAvaError(ns.maintain({ graceMs: "soon" as never }), "INVALID_ARGUMENT", /graceMs/);
+      await expectAvaError(ns.maintain({ orphanAgeMs: -1 }), "INVALID_ARGUMENT", /orphanAgeMs/);
       await expectAvaError(ns.maintain(null as never), "INVALID_ARGUMENT", /options/);
       await expectAvaError(
         Docs.open({ storage, maintenance: { auto: "yes" as never } }),
