@@ -2,8 +2,10 @@
 import { mkdtemp, readdir, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import type { Storage } from "../../src/index.js";
 import { nodeStorage } from "../../src/node.js";
+import { Docs, telemetry } from "../shared/fixtures.js";
 import { describeMaintenance } from "../shared/maintenance-contract.js";
 
 async function folderBytes(dir: string): Promise<number> {
@@ -24,4 +26,31 @@ describeMaintenance("nodeStorage", {
     folderBytes(join((storage.descriptor as { root: string }).root, "_catalog")),
   // The full soak of the issue (20,000 appends) runs with AVA_SOAK_APPENDS=20000; npm test runs 600.
   soakAppends: Number(process.env.AVA_SOAK_APPENDS ?? 600),
+});
+
+describe("background maintenance across processes (catalog lease)", () => {
+  it("one runner holds the lease; another skips until it is released or runs out", async () => {
+    const root = await mkdtemp(join(tmpdir(), "ava-lease-"));
+    let t = Date.UTC(2026, 0, 1);
+    const now = () => t;
+    const a = await Docs.open({
+      storage: nodeStorage({ root, now }),
+      maintenance: { auto: true, intervalMs: 60_000, retain: false },
+    });
+    await a.push();
+    for (let i = 0; i < 4; i++) await a.telemetry.append(telemetry("l", i * 10, 2));
+    const b = await Docs.open({
+      storage: nodeStorage({ root, now }),
+      maintenance: { auto: true, intervalMs: 60_000, retain: false },
+    });
+    expect(await a.maintenance!.runNow()).toMatchObject({ filesCompacted: 4 });
+    expect(await b.maintenance!.runNow()).toBeUndefined(); // a holds the lease for 3 intervals
+    t += 4 * 60_000; // a's lease ran out (its process might have died)
+    expect(await b.maintenance!.runNow()).toBeDefined();
+    expect(await a.maintenance!.runNow()).toBeUndefined(); // now b holds it
+    await b.maintenance!.stop(); // gives the lease up
+    expect(await a.maintenance!.runNow()).toBeDefined();
+    await a.maintenance!.stop();
+    expect((await a.telemetry.read()).numRows).toBe(8);
+  });
 });
