@@ -30,6 +30,8 @@ export interface CompactOptions {
    * false: every run of adjacent small files is merged.
    */
   tiered?: boolean;
+  /** Flush: only inlined appends are merged (every run of them, however short), into real files. */
+  flush?: boolean;
 }
 
 export interface CompactResult {
@@ -75,24 +77,36 @@ function chunk(run: readonly DataFile[], target: number, minFiles: number): Data
   return groups.filter((g) => g.length >= minFiles);
 }
 
+/** Every run of adjacent files `include` accepts, cut into groups (see chunk). */
+function plainRuns(
+  live: readonly DataFile[],
+  include: (f: DataFile) => boolean,
+  target: number,
+  minFiles: number,
+): DataFile[][] {
+  const groups: DataFile[][] = [];
+  let run: DataFile[] = [];
+  for (const f of [...live, undefined]) {
+    if (f && include(f)) run.push(f);
+    else {
+      groups.push(...chunk(run, target, minFiles));
+      run = [];
+    }
+  }
+  return groups;
+}
+
 /** The groups of adjacent small files to merge, each at most about `targetFileBytes`. */
 export function planCompaction(
   live: readonly DataFile[],
-  { targetFileBytes = DEFAULT_TARGET, minFiles = 2, tiered = false }: CompactOptions = {},
+  { targetFileBytes = DEFAULT_TARGET, minFiles = 2, tiered = false, flush = false }: CompactOptions = {},
 ): DataFile[][] {
-  const small = (f: DataFile) => f.sizeBytes < 0.75 * targetFileBytes;
-  if (!tiered) {
-    const groups: DataFile[][] = [];
-    let run: DataFile[] = [];
-    for (const f of [...live, undefined]) {
-      if (f && small(f)) run.push(f);
-      else {
-        groups.push(...chunk(run, targetFileBytes, minFiles));
-        run = [];
-      }
-    }
-    return groups;
+  if (flush) {
+    const inline = (f: DataFile) => f.inline !== undefined;
+    return plainRuns(live, inline, targetFileBytes, 1);
   }
+  const small = (f: DataFile) => f.sizeBytes < 0.75 * targetFileBytes;
+  if (!tiered) return plainRuns(live, small, targetFileBytes, minFiles);
   // Tiered: appends only ever add files at the end, so the small files form a tail. The oldest tail file
   // whose successors hold at least as many rows as it does is merged with them all: a row's file at least
   // doubles each time it is rewritten (O(log n) rewrites per row), and the tail stays O(log n) files.

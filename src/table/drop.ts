@@ -5,6 +5,7 @@ import { AvaError, toAvaError } from "../errors.js";
 import { tableKey } from "../storage/catalog/model.js";
 import type { CatalogOp, CatalogState } from "../storage/catalog/state.js";
 import type { Storage } from "../storage/types.js";
+import { isInlinePath } from "./inline-data.js";
 
 export interface DropResult {
   /** Tables dropped, as "namespace.table". */
@@ -20,7 +21,7 @@ function filesOf(state: CatalogState, identifiers: readonly string[]): string[] 
     for (const path of table.history.referencedFiles()) paths.add(path);
     for (const f of table.doomed ?? []) paths.add(f.path);
   }
-  return [...paths];
+  return [...paths].filter((p) => !isInlinePath(p)); // inlined rows leave with the catalog entry
 }
 
 async function commitDrop(

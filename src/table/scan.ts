@@ -7,6 +7,7 @@ import type { DataFile, SchemaVersion, Snapshot } from "../storage/catalog/model
 import type { FileStore } from "../storage/types.js";
 import { conformer, type FileProjection, SchemaLayout } from "./file-layout.js";
 import { bindPredicate, matchingRows, mayMatch, type Predicate, predicateColumns } from "./predicate.js";
+import { dataFileBytes } from "./inline-data.js";
 import { toObjects } from "./rows.js";
 
 export interface ScanPlan {
@@ -142,7 +143,7 @@ export class Scan {
     }
     let bytes: Uint8Array;
     try {
-      bytes = await this.#source.files.read(file.path);
+      bytes = await dataFileBytes(this.#source.files, file);
     } catch (cause) {
       throw new AvaError(
         "NOT_FOUND",

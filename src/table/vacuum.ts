@@ -10,6 +10,7 @@
 import { AvaError } from "../errors.js";
 import type { CatalogState } from "../storage/catalog/state.js";
 import { clockOf, type Storage } from "../storage/types.js";
+import { isInlinePath } from "./inline-data.js";
 
 export interface VacuumOptions {
   /** Only remove files unreferenced (or orphaned) at least this long. Default one hour; 0 when no writer or reader can be running. */
@@ -46,7 +47,7 @@ export async function deleteScheduled(
     if (namespace !== undefined && table.namespace !== namespace) continue;
     const due = (table.doomed ?? []).filter((f) => f.sinceMs <= cutoff).map((f) => f.path);
     if (due.length === 0) continue;
-    for (const path of due) await storage.files.delete(path);
+    for (const path of due) if (!isInlinePath(path)) await storage.files.delete(path);
     await storage.catalog.commit([
       { op: "forgetFiles", namespace: table.namespace, table: table.name, paths: due },
     ]);

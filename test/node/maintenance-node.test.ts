@@ -3,9 +3,10 @@ import { mkdtemp, readdir, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Storage } from "../../src/index.js";
+import { defineNamespace, type Storage, table } from "../../src/index.js";
 import { nodeStorage } from "../../src/node.js";
-import { Docs, telemetry } from "../shared/fixtures.js";
+import { open } from "../../src/sql-node.js";
+import { Docs, telemetry, telemetrySchema } from "../shared/fixtures.js";
 import { describeMaintenance } from "../shared/maintenance-contract.js";
 
 async function folderBytes(dir: string): Promise<number> {
@@ -52,5 +53,35 @@ describe("background maintenance across processes (catalog lease)", () => {
     expect(await a.maintenance!.runNow()).toBeDefined();
     await a.maintenance!.stop();
     expect((await a.telemetry.read()).numRows).toBe(8);
+  });
+});
+
+describe("inlined appends in SQL", () => {
+  it("DuckDB sees inlined rows like file rows, at the current and at a pinned snapshot", async () => {
+    const root = await mkdtemp(join(tmpdir(), "ava-inline-sql-"));
+    const Inl = defineNamespace({
+      name: "inl",
+      tables: { t: table({ schema: telemetrySchema, inline: true }) },
+    });
+    const ns = await Inl.open({ storage: nodeStorage({ root }) });
+    await ns.push();
+    const first = await ns.t.append(telemetry("a", 0, 3));
+    await ns.t.append(telemetry("b", 10, 4));
+    await ns.t.append(telemetry("c", 100, 20)); // a file
+    const db = await open(ns);
+    try {
+      const q = async (d: typeof db) =>
+        (
+          await d.query("SELECT channel, count(*)::INT AS n FROM t GROUP BY channel ORDER BY channel")
+        ).toArray();
+      expect((await q(db)).map((r) => [r.channel, r.n])).toEqual([
+        ["a", 3],
+        ["b", 4],
+        ["c", 20],
+      ]);
+      expect((await q(db.at({ t: first.snapshotId }))).map((r) => [r.channel, r.n])).toEqual([["a", 3]]);
+    } finally {
+      await db.close();
+    }
   });
 });

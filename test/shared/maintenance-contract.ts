@@ -7,7 +7,13 @@ import { describe, expect, it } from "vitest";
 import * as ava from "../../src/index.js";
 import type { Storage } from "../../src/index.js";
 import { pinSnapshot } from "../../src/table/pins.js";
-import { Docs, expectAvaError, telemetry } from "./fixtures.js";
+import { Docs, expectAvaError, telemetry, telemetrySchema } from "./fixtures.js";
+
+/** The telemetry table with inlined small appends (`inline: true`: up to 10 rows). */
+const Inl = ava.defineNamespace({
+  name: "inl",
+  tables: { telemetry: ava.table({ schema: telemetrySchema, inline: true }) },
+});
 
 export interface MaintenanceTarget {
   fresh(): Promise<{ open(options?: { now?: () => number }): Storage }>;
@@ -224,7 +230,7 @@ export function describeMaintenance(name: string, target: MaintenanceTarget) {
       const storage = location.open({ now: clock.now });
       const ns = await Docs.open({ storage });
       await ns.push();
-      for (let i = 0; i < 6; i++) await ns.telemetry.append(telemetry("d", i * 10, 3));
+      for (let i = 0; i < 6; i++) await ns.telemetry.append(telemetry("d", i * 100, 30)); // files, not inlined
       const small = await dataFiles(storage);
       const compacted = await ns.telemetry.compact();
       expect(compacted.filesAdded).toBe(1);
@@ -250,9 +256,9 @@ export function describeMaintenance(name: string, target: MaintenanceTarget) {
       const live = (await storage.catalog.current()).tables["docs.telemetry"]!;
       expect(await dataFiles(storage)).toEqual(live.history.liveFiles.map((f) => f.path));
       expect(live.doomed).toEqual([]);
-      expect((await ns.telemetry.read()).numRows).toBe(18);
+      expect((await ns.telemetry.read()).numRows).toBe(180);
       const fresh = await Docs.open({ storage: location.open({ now: clock.now }) });
-      expect((await fresh.telemetry.read()).numRows).toBe(18);
+      expect((await fresh.telemetry.read()).numRows).toBe(180);
     });
 
     it("cleans up catalog entries a checkpoint covers; lagging and fresh instances read the same state", async () => {
@@ -279,6 +285,65 @@ export function describeMaintenance(name: string, target: MaintenanceTarget) {
       expect((await ns.plain.read()).numRows).toBe(231);
     });
 
+    it("inlines small appends into the catalog: read, filtered, time travelled and consumed like file rows", async () => {
+      const clock = testClock();
+      const location = await target.fresh();
+      const storage = location.open({ now: clock.now });
+      const ns = await Inl.open({ storage });
+      await ns.push();
+      const ids: string[] = [];
+      const rowsAt: string[][] = [];
+      const consumed: string[] = [];
+      const consume = () =>
+        ava.consume(ns.telemetry, { key: "inl", maxSnapshots: 100 }, (rows) => {
+          consumed.push(...keys(rows));
+        });
+      for (let i = 0; i < 8; i++) {
+        const res = await ns.telemetry.append(telemetry(`i${i % 2}`, i * 10, 1 + (i % 10)));
+        expect(res.snapshot.addedFiles[0]!.inline).toBeTypeOf("string");
+        ids.push(res.snapshotId);
+        rowsAt.push(keys(await ns.telemetry.read()));
+        clock.advance(60_000);
+        if (i === 3) await consume();
+      }
+      const big = await ns.telemetry.append(telemetry("big", 1000, 11)); // over maxRows: a file
+      expect(big.snapshot.addedFiles[0]!.inline).toBeUndefined();
+      expect(await dataFiles(storage)).toEqual([big.snapshot.addedFiles[0]!.path]); // no file for the inlined
+      // Provenance, filters (with pruning by the inlined rows' statistics) and another instance.
+      const other = await Inl.open({ storage: location.open({ now: clock.now }) });
+      const all = await other.telemetry.read();
+      expect(all.numRows).toBe(36 + 11);
+      expect(all.getChild("_ava_updated_at")!.nullCount).toBe(0);
+      const plan = await other.telemetry.scan({ filter: (w) => w.eq("channel", "i1") }).plan();
+      expect(plan.files.every((f) => f.stats.channel?.min === "i1")).toBe(true);
+      expect(keys(await other.telemetry.scan({ filter: (w) => w.eq("channel", "i1") }).toArrow())).toEqual(
+        keys(all).filter((k) => k.startsWith("i1:")),
+      );
+      // Flushed by age into one data file, in a snapshot that changes no row and no older snapshot.
+      const before = keys(await ns.telemetry.read());
+      const flushed = await ns.maintain({ flush: { maxAgeMs: 5 * 60_000 }, compact: false, retain: false });
+      expect(flushed.inlinedFlushed).toBe(8);
+      expect((await ns.telemetry.currentSnapshot())!.operation).toBe("compact");
+      expect(keys(await ns.telemetry.read())).toEqual(before);
+      expect((await dataFiles(storage)).length).toBe(2);
+      for (let i = 0; i < 8; i++)
+        expect(keys(await ns.telemetry.read({ snapshotId: ids[i]! }))).toEqual(rowsAt[i]);
+      // The consumer takes each inlined row once, before and after the flush.
+      await consume();
+      expect(consumed.sort()).toEqual(before.slice().sort());
+      expect((await consume()).snapshots).toBe(0);
+      // Inlining off for a table: every append is a file.
+      const Off = ava.defineNamespace({
+        name: "off",
+        tables: { t: ava.table({ schema: telemetrySchema, inline: false }) },
+      });
+      const off = await Off.open({ storage });
+      await off.push();
+      const res = await off.t.append(telemetry("o", 0, 1));
+      expect(res.snapshot.addedFiles[0]!.inline).toBeUndefined();
+      expect(() => ava.table({ schema: telemetrySchema, inline: { maxRows: -1 } })).toThrow(/maxRows/);
+    });
+
     it("refuses bad maintenance input with INVALID_ARGUMENT, changing nothing", async () => {
       const storage = (await target.fresh()).open();
       const ns = await Docs.open({ storage });
@@ -295,6 +360,7 @@ export function describeMaintenance(name: string, target: MaintenanceTarget) {
       await expectAvaError(ns.maintain({ retain: { minSnapshots: 0 } }), "INVALID_ARGUMENT", /minSnapshots/);
       await expectAvaError(ns.maintain({ graceMs: "soon" as never }), "INVALID_ARGUMENT", /graceMs/);
       await expectAvaError(ns.maintain({ orphanAgeMs: -1 }), "INVALID_ARGUMENT", /orphanAgeMs/);
+      await expectAvaError(ns.maintain({ flush: { maxRows: -1 } }), "INVALID_ARGUMENT", /flush\.maxRows/);
       await expectAvaError(ns.maintain(null as never), "INVALID_ARGUMENT", /options/);
       await expectAvaError(
         Docs.open({ storage, maintenance: { auto: "yes" as never } }),
@@ -320,7 +386,7 @@ export function describeMaintenance(name: string, target: MaintenanceTarget) {
         graceMs: 10 * 60_000,
       };
       const storage = location.open({ now: clock.now });
-      const ns = await Docs.open({ storage, maintenance: policy });
+      const ns = await Inl.open({ storage, maintenance: policy });
       await ns.push();
       const runner = ns.maintenance!;
       const written = new Map<string, number>();
@@ -342,7 +408,7 @@ export function describeMaintenance(name: string, target: MaintenanceTarget) {
         if (i % 10 === 9) await consumer();
         if (i % 25 === 24) {
           await runner.runNow();
-          const t = (await storage.catalog.current()).tables["docs.telemetry"]!;
+          const t = (await storage.catalog.current()).tables["inl.telemetry"]!;
           maxLiveFiles = Math.max(maxLiveFiles, t.history.liveFiles.length);
           maxSnapshots = Math.max(maxSnapshots, t.history.length);
         }
@@ -354,7 +420,7 @@ export function describeMaintenance(name: string, target: MaintenanceTarget) {
       await runner.stop();
       expect(runner.runs).toBeGreaterThan(0);
       const state = await storage.catalog.current();
-      const table = state.tables["docs.telemetry"]!;
+      const table = state.tables["inl.telemetry"]!;
       // Bounded: live files by the tiered compaction (O(log rows)), snapshots by retention.
       expect(maxLiveFiles).toBeLessThan(25 + 30);
       expect(table.history.liveFiles.length).toBeLessThan(25);

@@ -23,6 +23,8 @@ export interface DataFile {
   stats: Record<string, ColumnStats>;
   /** The table's schema version the file was written with (absent: 0, the first). */
   schemaId?: number;
+  /** An inlined small append: the file's Parquet bytes, base64, kept in the catalog (no file is written). */
+  inline?: string;
 }
 
 /** "compact": files merged into fewer, the same rows (see table.compact()); consumers skip it. */
