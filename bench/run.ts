@@ -1,7 +1,8 @@
 // `npm run bench`: every benchmark, each printing its table of medians and ratios. Never part of `npm test`.
-// `npm run bench -- node` (or `browser`, `avro`, `sql`, `workflow`, `streams`) runs one group.
+// `npm run bench -- node` (or `browser`, `avro`, `sql`, `workflow`, `streams`, `maintenance`) runs one group.
 import { benchAvro } from "./avro.js";
 import { benchBrowserStorage } from "./browser-storage.js";
+import { benchMaintenance } from "./maintenance.js";
 import { benchSql } from "./sql.js";
 import { benchStreams } from "./streams.js";
 import { benchTables } from "./tables.js";
@@ -14,3 +15,4 @@ if (!only || only === "avro") await benchAvro();
 if (!only || only === "sql") await benchSql();
 if (!only || only === "workflow") await benchWorkflow();
 if (!only || only === "streams") await benchStreams();
+if (!only || only === "maintenance") await benchMaintenance();
