@@ -10,7 +10,7 @@ import type { DataFile } from "../storage/catalog/model.js";
 import type { Storage } from "../storage/types.js";
 import type { NamespaceHandle } from "../table/namespace.js";
 import { conformer, type FileProjection, SchemaLayout } from "../table/file-layout.js";
-import { dataFileBytes } from "../table/inline-data.js";
+import { dataFileParquet } from "../table/inline-data.js";
 import { pinSnapshot } from "../table/pins.js";
 import { Table, tableEntry } from "../table/table.js";
 import { type DataFileSource, INTERNAL_SCHEMA, ident, type SqlEngine } from "./engine.js";
@@ -122,7 +122,7 @@ class Session {
       const source: DataFileSource = projection
         ? { path: file.path, bytes: () => this.#conformed(table, file, projection) }
         : file.inline !== undefined
-          ? { path: file.path, bytes: () => dataFileBytes(files, file) }
+          ? { path: file.path, bytes: () => dataFileParquet(files, file) }
           : { path: file.path, localPath: files.localPath?.(file.path), bytes: () => files.read(file.path) };
       try {
         await this.engine.loadFile(loaded.target, source, { fileId, fileColumn: FILE_COLUMN, create: false });
@@ -154,7 +154,7 @@ class Session {
   }
 
   async #conformed(table: Table, file: DataFile, projection: FileProjection): Promise<Uint8Array> {
-    const decoded = await decodeParquet(await dataFileBytes(this.storage.files, file), { path: file.path });
+    const decoded = await decodeParquet(await dataFileParquet(this.storage.files, file), { path: file.path });
     const conform = conformer(decoded.schema, table.schema, file, projection);
     return encodeParquet(new A.Table(table.schema, decoded.batches.map(conform)));
   }

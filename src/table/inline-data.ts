@@ -1,8 +1,11 @@
 // Inlined small appends (DuckLake's data inlining): an append of at most a few rows is committed inside its
-// catalog entry — the Parquet bytes of its rows ride in the DataFile as base64 — instead of as a data file,
-// which saves a file creation per commit (≈6 ms in OPFS). Everything that reads data files (scans, filters,
-// time travel, streams, append_scan, SQL) reads an inlined one through dataFileBytes(), with the same
-// statistics and provenance; maintenance flushes them into a real file with a "compact" snapshot.
+// catalog entry — its rows ride in the DataFile as a base64 Arrow IPC stream — instead of as a data file,
+// which saves a file creation per commit (≈6 ms in OPFS) and the Parquet encoding (≈1–3 ms for 10 rows,
+// against ≈0.2 ms for IPC). Everything that reads data files (scans, filters, time travel, streams,
+// append_scan, SQL) reads an inlined one through inlineTable() / dataFileParquet(), with the same
+// statistics and provenance; maintenance flushes them into a real Parquet file with a "compact" snapshot.
+import * as A from "apache-arrow";
+import { encodeParquet } from "../parquet/parquet.js";
 import type { DataFile } from "../storage/catalog/model.js";
 import type { FileStore } from "../storage/types.js";
 
@@ -16,7 +19,7 @@ export function isInlinePath(path: string): boolean {
 export interface InlineOptions {
   /** Appends of at most this many rows are inlined. Default 10 (DuckLake's). */
   maxRows?: number;
-  /** …and whose Parquet bytes are at most this many. Default 16 KiB. */
+  /** …and whose Arrow IPC bytes are at most this many. Default 16 KiB. */
   maxBytes?: number;
 }
 
@@ -39,7 +42,18 @@ export function fromBase64(text: string): Uint8Array {
   return out;
 }
 
-/** A data file's Parquet bytes: from the catalog entry when inlined, else from the file store. */
-export function dataFileBytes(files: FileStore, file: DataFile): Promise<Uint8Array> {
-  return file.inline !== undefined ? Promise.resolve(fromBase64(file.inline)) : files.read(file.path);
+/** The rows of an inlined file (whose `inline` is set). */
+export function inlineTable(file: DataFile): A.Table {
+  return A.tableFromIPC(fromBase64(file.inline!));
+}
+
+/** The rows as an inline payload: an Arrow IPC stream, base64. */
+export function inlinePayload(table: A.Table): { inline: string; sizeBytes: number } {
+  const bytes = A.tableToIPC(table, "stream");
+  return { inline: toBase64(bytes), sizeBytes: bytes.length };
+}
+
+/** A data file as Parquet bytes (what DuckDB loads): an inlined one is encoded on the way. */
+export async function dataFileParquet(files: FileStore, file: DataFile): Promise<Uint8Array> {
+  return file.inline !== undefined ? encodeParquet(inlineTable(file)) : files.read(file.path);
 }

@@ -20,7 +20,7 @@ import type { CatalogState, SnapshotDraft, TableState } from "../storage/catalog
 import { clockOf, type Storage } from "../storage/types.js";
 import { nowMicros, ulid, ulidTimeMs } from "../util/ids.js";
 import { type CompactOptions, type CompactResult, compactTable } from "./compact.js";
-import { INLINE_OFF, INLINE_SUFFIX, toBase64 } from "./inline-data.js";
+import { INLINE_OFF, INLINE_SUFFIX, inlinePayload } from "./inline-data.js";
 import { AppendResult } from "./append-result.js";
 import { type DropResult, dropTable } from "./drop.js";
 import type { BoundTableDeclaration } from "./declare.js";
@@ -202,21 +202,21 @@ export class Table<Row = Record<string, unknown>, In = Row> {
     const addedFiles: DataFile[] = [];
     let written: Promise<void> = Promise.resolve();
     if (table.numRows > 0) {
-      const bytes = await encodeParquet(table);
       const { maxRows, maxBytes } = this.declaration.inline ?? INLINE_OFF;
       // A small append rides in its catalog entry (no file to create); maintenance flushes it later.
-      const inline = operation === "append" && table.numRows <= maxRows && bytes.length <= maxBytes;
+      const payload = operation === "append" && table.numRows <= maxRows ? inlinePayload(table) : undefined;
+      const inline = payload && payload.sizeBytes <= maxBytes ? payload : undefined;
       const folder = `data/${this.namespace}/${this.name}/${snapshotId}`;
       const path = inline ? `${folder}${INLINE_SUFFIX}` : `${folder}.parquet`;
-      // The data file is written while the catalog stages its entry; the commit waits for both.
-      if (!inline) written = this.#storage.files.write(path, bytes);
-      const file: DataFile = {
-        path,
-        rowCount: table.numRows,
-        sizeBytes: bytes.length,
-        stats: columnStats(table),
-      };
-      if (inline) file.inline = toBase64(bytes);
+      let sizeBytes = inline?.sizeBytes ?? 0;
+      if (!inline) {
+        const bytes = await encodeParquet(table);
+        sizeBytes = bytes.length;
+        // The data file is written while the catalog stages its entry; the commit waits for both.
+        written = this.#storage.files.write(path, bytes);
+      }
+      const file: DataFile = { path, rowCount: table.numRows, sizeBytes, stats: columnStats(table) };
+      if (inline) file.inline = inline.inline;
       if (schemaId) file.schemaId = schemaId; // read back under later versions by it
       addedFiles.push(file);
     }

@@ -23,7 +23,7 @@ export interface DataFile {
   stats: Record<string, ColumnStats>;
   /** The table's schema version the file was written with (absent: 0, the first). */
   schemaId?: number;
-  /** An inlined small append: the file's Parquet bytes, base64, kept in the catalog (no file is written). */
+  /** An inlined small append: its rows as a base64 Arrow IPC stream, kept in the catalog (no file is written). */
   inline?: string;
 }
 
