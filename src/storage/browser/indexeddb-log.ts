@@ -119,6 +119,16 @@ export class IndexedDbLog implements CatalogLog {
     }
   }
 
+  async checkpointHeads(bytes: number): Promise<{ version: number; head: Uint8Array }[]> {
+    const out: { version: number; head: Uint8Array }[] = [];
+    let cursor = await (await this.#db()).transaction("checkpoints").store.openCursor();
+    while (cursor) {
+      out.push({ version: cursor.key, head: cursor.value.subarray(0, bytes) });
+      cursor = await cursor.continue();
+    }
+    return out;
+  }
+
   async removeBefore(version: number): Promise<string[]> {
     try {
       // One transaction: the checkpoints and the entries they cover go together, or neither does.

@@ -56,6 +56,8 @@ export function serializeState(state: CatalogState, writtenMs?: number): Uint8Ar
   const encoder = new TextEncoder();
   const encoded = lines.map((l) => encoder.encode(l));
   const header: CheckpointHeader = {
+    // First, so that checkpointWrittenMs() finds it in the first bytes without reading the whole file.
+    ...(writtenMs !== undefined ? { writtenMs } : {}),
     version: state.version,
     namespaces: state.namespaces,
     tables,
@@ -65,7 +67,6 @@ export function serializeState(state: CatalogState, writtenMs?: number): Uint8Ar
     lineCrc: encoded.map((b) => crc32(b)),
   };
   if (state.maintenance) header.maintenance = state.maintenance;
-  if (writtenMs !== undefined) header.writtenMs = writtenMs;
   const parts = [encoder.encode(JSON.stringify(header)), ...encoded];
   const out = new Uint8Array(parts.reduce((n, b) => n + b.length + 1, -1));
   let at = 0;
@@ -79,14 +80,14 @@ export function serializeState(state: CatalogState, writtenMs?: number): Uint8Ar
 
 /** When a checkpoint was written, from its header alone (undefined for one written before this was kept). */
 export function checkpointWrittenMs(bytes: Uint8Array): number | undefined {
-  const end = bytes.indexOf(10);
-  try {
-    const header = JSON.parse(new TextDecoder().decode(end < 0 ? bytes : bytes.subarray(0, end)));
-    return typeof header?.writtenMs === "number" ? header.writtenMs : undefined;
-  } catch {
-    return undefined;
-  }
+  // serializeState writes it as the header's first key: the first bytes are enough.
+  const head = new TextDecoder().decode(bytes.subarray(0, CHECKPOINT_HEAD_BYTES));
+  const found = /^\{"writtenMs":(\d+)[,}]/.exec(head);
+  return found ? Number(found[1]) : undefined;
 }
+
+/** How many leading bytes of a checkpoint checkpointWrittenMs() needs. */
+export const CHECKPOINT_HEAD_BYTES = 64;
 
 /** Parses the header now and each table's history on first use; `corrupt` reports a bad section. */
 export function deserializeState(

@@ -5,7 +5,12 @@
 import { AvaError, isAvaError } from "../../errors.js";
 import type { Catalog } from "../types.js";
 import { applyOps, type CatalogOp, type CatalogState, type CommitResult, EMPTY_STATE } from "./state.js";
-import { checkpointWrittenMs, deserializeState, serializeState } from "./checkpoint.js";
+import {
+  CHECKPOINT_HEAD_BYTES,
+  checkpointWrittenMs,
+  deserializeState,
+  serializeState,
+} from "./checkpoint.js";
 import { checked, logEntry } from "./validate.js";
 
 /** The error for a log with a hole: entries were lost, so no state built from it can be trusted. */
@@ -41,6 +46,8 @@ export interface CatalogLog {
    * `version` covers them). Returns what was removed. Absent: the log keeps everything.
    */
   removeBefore?(version: number): Promise<string[]>;
+  /** Every checkpoint's version and its first `bytes` bytes (for cleanup, which reads their time). */
+  checkpointHeads?(bytes: number): Promise<{ version: number; head: Uint8Array }[]>;
 }
 
 /** An entry written but not yet in the log; publishing it under a version is the atomic commit step. */
@@ -297,19 +304,27 @@ export class LogCatalog implements Catalog {
   }
 
   /**
-   * Catalog cleanup: once the newest checkpoint is `graceMs` old (readers that opened an older state have
-   * had that long to catch up), the log entries and checkpoints before it are removed. When many entries
-   * followed it, a new checkpoint is written now, to clean up to on a later call.
+   * Catalog cleanup: the log entries and checkpoints before the newest checkpoint that is `graceMs` old
+   * (readers that opened an older state have had that long to catch up) are removed. When many entries
+   * followed the newest checkpoint, a new one is written now, to clean up to on a later call.
    */
   async cleanup(graceMs: number): Promise<string[]> {
     if (!this.#log.removeBefore) return [];
     const state = await this.current();
-    const checkpoint = await this.#log.latestCheckpoint();
-    let removed: string[] = [];
-    const written = checkpoint && checkpointWrittenMs(checkpoint.state);
-    if (checkpoint && written !== undefined && this.#now() - written >= graceMs)
-      removed = await this.#log.removeBefore(checkpoint.version);
-    if (state.version - (checkpoint?.version ?? 0) >= Math.min(this.#checkpointEvery, CLEANUP_EVERY))
+    const heads = this.#log.checkpointHeads
+      ? await this.#log.checkpointHeads(CHECKPOINT_HEAD_BYTES)
+      : await this.#log.latestCheckpoint().then((c) => (c ? [{ version: c.version, head: c.state }] : []));
+    const cutoff = this.#now() - graceMs;
+    let upTo: number | undefined;
+    let newest = 0;
+    for (const { version, head } of heads) {
+      newest = Math.max(newest, version);
+      const written = checkpointWrittenMs(head);
+      if (written !== undefined && written <= cutoff && (upTo === undefined || version > upTo))
+        upTo = version;
+    }
+    const removed = upTo === undefined ? [] : await this.#log.removeBefore(upTo);
+    if (state.version - newest >= Math.min(this.#checkpointEvery, CLEANUP_EVERY))
       await this.#checkpoint(state);
     return removed;
   }

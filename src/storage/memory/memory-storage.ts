@@ -76,6 +76,12 @@ class MemoryLog implements CatalogLog {
   async writeCheckpoint(version: number, state: Uint8Array) {
     this.data.checkpoints.set(version, state);
   }
+  async checkpointHeads(bytes: number) {
+    return [...this.data.checkpoints].map(([version, state]) => ({
+      version,
+      head: state.subarray(0, bytes),
+    }));
+  }
   async removeBefore(version: number) {
     const data = this.data;
     const removed: string[] = [];

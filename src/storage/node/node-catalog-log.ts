@@ -3,7 +3,7 @@
 // each version, across processes) and the entry appears complete or not at all, even if the writer is
 // killed. A writer that loses a version links the same staged file to the next one.
 import { randomUUID } from "node:crypto";
-import { link, mkdir, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
+import { link, mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { AvaError } from "../../errors.js";
 import { type CatalogLog, logGap, type StagedEntry } from "../catalog/log-catalog.js";
@@ -158,6 +158,22 @@ export class NodeCatalogLog implements CatalogLog {
 
   watch(onChange: () => void): () => void {
     return watchFolder({ folder: this.#logDir, ready: this.#dirs(), pollMs: this.pollMs }, onChange);
+  }
+
+  async checkpointHeads(bytes: number): Promise<{ version: number; head: Uint8Array }[]> {
+    const out: { version: number; head: Uint8Array }[] = [];
+    for (const version of await versionsIn(this.#checkpointDir, "jsonl", "listing catalog checkpoints")) {
+      const file = await open(join(this.#checkpointDir, `${pad(version)}.jsonl`), "r").catch(() => undefined);
+      if (!file) continue; // removed meanwhile
+      try {
+        const head = new Uint8Array(bytes);
+        const { bytesRead } = await file.read(head, 0, bytes, 0);
+        out.push({ version, head: head.subarray(0, bytesRead) });
+      } finally {
+        await file.close();
+      }
+    }
+    return out;
   }
 
   async removeBefore(version: number): Promise<string[]> {
