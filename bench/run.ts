@@ -1,8 +1,10 @@
 // `npm run bench`: every benchmark, each printing its table of medians and ratios. Never part of `npm test`.
-// `npm run bench -- node` (or `browser`, `avro`, `sql`, `workflow`, `streams`, `live`, `serve`) runs one group.
+// `npm run bench -- node` (or `browser`, `avro`, `sql`, `workflow`, `streams`, `live`, `serve`, `maintenance`)
+// runs one group.
 import { benchAvro } from "./avro.js";
 import { benchBrowserStorage } from "./browser-storage.js";
 import { benchLive } from "./live.js";
+import { benchMaintenance } from "./maintenance.js";
 import { benchServe } from "./serve.js";
 import { benchSql } from "./sql.js";
 import { benchStreams } from "./streams.js";
@@ -18,3 +20,4 @@ if (!only || only === "workflow") await benchWorkflow();
 if (!only || only === "streams") await benchStreams();
 if (!only || only === "live") await benchLive();
 if (!only || only === "serve") await benchServe();
+if (!only || only === "maintenance") await benchMaintenance();

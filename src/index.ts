@@ -61,6 +61,14 @@ export {
 export { errorResponse, httpStatusOf } from "./ingest/http-errors.js";
 export { type VacuumOptions, type VacuumResult, vacuum } from "./table/vacuum.js";
 export type { DropResult } from "./table/drop.js";
+export type { CompactOptions, CompactResult } from "./table/compact.js";
+export type { ExpireResult, RetentionOptions } from "./table/expire.js";
+export { type MaintenanceOptions, type MaintenanceResult, maintain } from "./table/maintain.js";
+export {
+  type AutoMaintenanceOptions,
+  type MaintenanceRunner,
+  startMaintenance,
+} from "./table/maintenance-runner.js";
 export type {
   ErrorInfo,
   NodeRecord,

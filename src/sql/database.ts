@@ -10,6 +10,8 @@ import type { DataFile } from "../storage/catalog/model.js";
 import type { Storage } from "../storage/types.js";
 import type { NamespaceHandle } from "../table/namespace.js";
 import { conformer, type FileProjection, SchemaLayout } from "../table/file-layout.js";
+import { dataFileParquet } from "../table/inline-data.js";
+import { pinSnapshot } from "../table/pins.js";
 import { Table, tableEntry } from "../table/table.js";
 import { READ_ONLY } from "./read-only.js";
 import { type DataFileSource, INTERNAL_SCHEMA, ident, type SqlEngine } from "./engine.js";
@@ -48,6 +50,8 @@ class Session {
   #queue: Promise<unknown> = Promise.resolve();
   #nextFileId = 0;
   closed = false;
+  /** Releases the snapshots `at()` pinned against retention, when the database closes. */
+  readonly releases: (() => void)[] = [];
 
   constructor(
     readonly engine: SqlEngine,
@@ -118,7 +122,9 @@ class Session {
       const projection = layout.projection(file);
       const source: DataFileSource = projection
         ? { path: file.path, bytes: () => this.#conformed(table, file, projection) }
-        : { path: file.path, localPath: files.localPath?.(file.path), bytes: () => files.read(file.path) };
+        : file.inline !== undefined
+          ? { path: file.path, bytes: () => dataFileParquet(files, file) }
+          : { path: file.path, localPath: files.localPath?.(file.path), bytes: () => files.read(file.path) };
       try {
         await this.engine.loadFile(loaded.target, source, { fileId, fileColumn: FILE_COLUMN, create: false });
       } catch (err) {
@@ -149,7 +155,7 @@ class Session {
   }
 
   async #conformed(table: Table, file: DataFile, projection: FileProjection): Promise<Uint8Array> {
-    const decoded = await decodeParquet(await this.storage.files.read(file.path), { path: file.path });
+    const decoded = await decodeParquet(await dataFileParquet(this.storage.files, file), { path: file.path });
     const conform = conformer(decoded.schema, table.schema, file, projection);
     return encodeParquet(new A.Table(table.schema, decoded.batches.map(conform)));
   }
@@ -248,6 +254,12 @@ export class SqlDatabase {
       if (!this.#session.tables.has(name))
         throw new AvaError("NOT_FOUND", `at(): ${name} is not a table of this namespace`);
     }
+    // A pinned handle keeps its snapshots from expiring for as long as the database is open.
+    for (const [name, id] of Object.entries(pins))
+      if (typeof id === "string")
+        this.#session.releases.push(
+          pinSnapshot(this.#session.storage, this.#session.tables.get(name)!.identifier, id),
+        );
     return new SqlDatabase(this.#session, { ...this.#pins, ...pins });
   }
 
@@ -261,6 +273,7 @@ export class SqlDatabase {
     const session = this.#session;
     if (session.closed) return Promise.resolve();
     session.closed = true;
+    for (const release of session.releases.splice(0)) release();
     // A running query is interrupted rather than waited for: close always settles.
     session.engine.interrupt();
     return session.drained(2000).then(() => session.engine.close());

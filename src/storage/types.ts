@@ -2,6 +2,7 @@
 // Worker or worker thread uses to reopen the same storage.
 import type { CommitOptions } from "./catalog/log-catalog.js";
 import type { CatalogOp, CatalogState, CommitResult } from "./catalog/state.js";
+import type { AutoMaintenanceOptions } from "../table/maintenance-runner.js";
 
 export interface FileInfo {
   path: string;
@@ -39,6 +40,11 @@ export interface Catalog {
   subscribe(listener: (state: CatalogState) => void): () => void;
   /** Removes the catalog's own leftovers (temp files of crashed writers) older than `olderThanMs`. */
   vacuum(olderThanMs: number): Promise<string[]>;
+  /**
+   * Removes log entries and checkpoints covered by a checkpoint at least `graceMs` old (see LogCatalog).
+   * Absent: the catalog keeps its history.
+   */
+  cleanup?(graceMs: number): Promise<string[]>;
 }
 
 export type StorageDescriptor =
@@ -50,4 +56,16 @@ export interface Storage {
   readonly descriptor: StorageDescriptor;
   readonly files: FileStore;
   readonly catalog: Catalog;
+  /**
+   * The clock snapshots, retention ages and grace periods are measured on (default Date.now). Tests pass a
+   * controllable one to fast-forward time; file modification times (orphan vacuum) stay on the real clock.
+   */
+  readonly now?: () => number;
+  /** Background maintenance for every table of the storage, started when a namespace opens on it. */
+  readonly maintenance?: AutoMaintenanceOptions;
+}
+
+/** The storage's clock. */
+export function clockOf(storage: Storage): number {
+  return storage.now ? storage.now() : Date.now();
 }

@@ -1,5 +1,6 @@
 // `ava.table({ schema, rowLineage })`: a table declared before any storage exists. `defineNamespace` binds
 // declarations to their namespace and name, so workflow providers can name tables as `Def.tables.x`.
+import { INLINE_OFF, INLINE_ON, type InlineOptions } from "./inline-data.js";
 import type * as A from "apache-arrow";
 import type { z } from "zod";
 import { AvaError, describeValue } from "../errors.js";
@@ -21,6 +22,12 @@ export interface TableOptions<S extends SchemaSource> {
   renames?: Readonly<Record<string, string>>;
   /** Schema evolution: stored columns to drop on push() (their data stays readable in older snapshots' files). */
   drops?: readonly string[];
+  /**
+   * Small appends committed inside the catalog entry instead of as a data file (flushed to Parquet by
+   * maintenance): `true` is `{ maxRows: 10, maxBytes: 16384 }` (DuckLake's 10 rows). Default false: every
+   * append writes a data file, as before inlining existed.
+   */
+  inline?: InlineOptions | boolean;
 }
 
 /** What push() needs beyond the schema to evolve a stored table (see TableOptions). */
@@ -34,6 +41,8 @@ export interface TableDeclaration<Row = Record<string, unknown>, In = Row> {
   readonly schema: ResolvedSchema;
   readonly rowLineage: boolean;
   readonly changes: SchemaChanges;
+  /** Appends inlined into the catalog (absent: the defaults; maxRows 0: none). */
+  readonly inline?: Required<InlineOptions>;
   /** Type-only: the row and append-input types. */
   readonly __types?: { row: Row; input: In };
 }
@@ -73,7 +82,13 @@ function checkChanges(resolved: ResolvedSchema, { renames, drops }: SchemaChange
 export function table<S extends z.ZodObject | A.Schema>(
   options: TableOptions<S>,
 ): TableDeclaration<RowOf<S>, InputOf<S>> {
-  const { schema, rowLineage = true, renames = {}, drops = [] } = options ?? ({} as Partial<TableOptions<S>>);
+  const {
+    schema,
+    rowLineage = true,
+    renames = {},
+    drops = [],
+    inline = false,
+  } = options ?? ({} as Partial<TableOptions<S>>);
   if (typeof rowLineage !== "boolean")
     throw new AvaError(
       "INVALID_ARGUMENT",
@@ -87,7 +102,25 @@ export function table<S extends z.ZodObject | A.Schema>(
   const resolved = resolveSchema(schema as S, rowLineage);
   const changes = { renames: { ...renames }, drops: Array.isArray(drops) ? [...drops] : drops };
   checkChanges(resolved, changes);
-  return { kind: "avalanche.table", schema: resolved, rowLineage, changes };
+  return { kind: "avalanche.table", schema: resolved, rowLineage, changes, inline: inlineOptions(inline) };
+}
+
+function inlineOptions(inline: InlineOptions | boolean): Required<InlineOptions> {
+  if (inline === false) return INLINE_OFF;
+  if (inline === true) return INLINE_ON;
+  if (typeof inline !== "object" || inline === null)
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `ava.table({ inline }) must be an object or false, got ${describeValue(inline)}`,
+    );
+  const out = { ...INLINE_ON, ...inline };
+  for (const [k, v] of Object.entries(out))
+    if (!(Number.isSafeInteger(v) && v >= 0))
+      throw new AvaError(
+        "INVALID_ARGUMENT",
+        `ava.table({ inline: { ${k} } }) must be a whole number ≥ 0, got ${describeValue(v)}`,
+      );
+  return out;
 }
 
 export function bindDeclaration<Row, In>(

@@ -5,6 +5,7 @@ import { AvaError, toAvaError } from "../errors.js";
 import { tableKey } from "../storage/catalog/model.js";
 import type { CatalogOp, CatalogState } from "../storage/catalog/state.js";
 import type { Storage } from "../storage/types.js";
+import { isInlinePath } from "./inline-data.js";
 
 export interface DropResult {
   /** Tables dropped, as "namespace.table". */
@@ -15,9 +16,12 @@ export interface DropResult {
 
 function filesOf(state: CatalogState, identifiers: readonly string[]): string[] {
   const paths = new Set<string>();
-  for (const id of identifiers)
-    for (const s of state.tables[id]!.history.snapshots) for (const f of s.addedFiles) paths.add(f.path);
-  return [...paths];
+  for (const id of identifiers) {
+    const table = state.tables[id]!;
+    for (const path of table.history.referencedFiles()) paths.add(path);
+    for (const f of table.doomed ?? []) paths.add(f.path);
+  }
+  return [...paths].filter((p) => !isInlinePath(p)); // inlined rows leave with the catalog entry
 }
 
 async function commitDrop(

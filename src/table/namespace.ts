@@ -9,6 +9,13 @@ import { push } from "./push.js";
 import { type CommitListener, subscribeCommits } from "./subscribe.js";
 import { Table } from "./table.js";
 import { type VacuumOptions, type VacuumResult, vacuum } from "./vacuum.js";
+import { type MaintenanceOptions, type MaintenanceResult, maintain } from "./maintain.js";
+import {
+  type AutoMaintenanceOptions,
+  checkAutoMaintenance,
+  type MaintenanceRunner,
+  startMaintenance,
+} from "./maintenance-runner.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: declarations of any row type
 type AnyDeclaration = TableDeclaration<any, any>;
@@ -41,6 +48,13 @@ export interface NamespaceHandle {
    * with `dropTables: false` a namespace that still has tables is refused. push() creates it anew.
    */
   drop(options?: { dropTables?: boolean }): Promise<DropResult>;
+  /**
+   * Runs the maintenance that is due on this namespace's tables: compact (tiered) → expire snapshots by
+   * retention → delete unreferenced files after the grace period → clean up the catalog → remove orphans.
+   */
+  maintain(options?: MaintenanceOptions): Promise<MaintenanceResult>;
+  /** The background runner, with `maintenance: { auto: true }` on the namespace or its storage. */
+  readonly maintenance: MaintenanceRunner | undefined;
 }
 
 export type Namespace<T extends Declarations = Declarations> = NamespaceHandle & Handles<T>;
@@ -48,7 +62,29 @@ export type Namespace<T extends Declarations = Declarations> = NamespaceHandle &
 export interface NamespaceDefinition<T extends Declarations> {
   readonly name: string;
   readonly tables: Bound<T>;
-  open(options: { storage: Storage }): Promise<Namespace<T>>;
+  open(options: { storage: Storage; maintenance?: AutoMaintenanceOptions }): Promise<Namespace<T>>;
+}
+
+/** One background runner per storage object for `maintenance` set on the storage itself. */
+const storageRunners = new WeakMap<Storage, MaintenanceRunner>();
+
+function runnerFor(
+  storage: Storage,
+  name: string,
+  own: AutoMaintenanceOptions | undefined,
+): MaintenanceRunner | undefined {
+  if (own !== undefined) {
+    checkAutoMaintenance(`open(${name})`, own);
+    return own.auto ? startMaintenance(storage, name, own) : undefined;
+  }
+  const shared = storage.maintenance;
+  if (!shared?.auto) return undefined;
+  let runner = storageRunners.get(storage);
+  if (!runner) {
+    runner = startMaintenance(storage, undefined, shared);
+    storageRunners.set(storage, runner);
+  }
+  return runner;
 }
 
 const RESERVED = new Set([
@@ -59,6 +95,8 @@ const RESERVED = new Set([
   "vacuum",
   "subscribe",
   "drop",
+  "maintain",
+  "maintenance",
   "then",
   "constructor",
   "toString",
@@ -91,7 +129,8 @@ export function defineNamespace<T extends Declarations>({
   return {
     name,
     tables: boundTables,
-    async open({ storage }) {
+    async open({ storage, maintenance }) {
+      const runner = runnerFor(storage, name, maintenance);
       const handle: NamespaceHandle = {
         name,
         storage,
@@ -105,6 +144,8 @@ export function defineNamespace<T extends Declarations>({
         vacuum: (options = {}) => vacuum(storage, { ...options, namespace: name }),
         subscribe: (listener) => subscribeCommits(storage, (ns) => ns === name, listener, name),
         drop: (options) => dropNamespace(storage, name, options),
+        maintain: (options) => maintain(storage, name, options),
+        maintenance: runner,
       };
       const handles = Object.fromEntries(
         Object.entries(bound).map(([k, decl]) => [k, new Table(storage, decl)]),

@@ -7,6 +7,7 @@ import type { DataFile, SchemaVersion, Snapshot } from "../storage/catalog/model
 import type { FileStore } from "../storage/types.js";
 import { conformer, type FileProjection, SchemaLayout } from "./file-layout.js";
 import { bindPredicate, matchingRows, mayMatch, type Predicate, predicateColumns } from "./predicate.js";
+import { inlineTable } from "./inline-data.js";
 import { toObjects } from "./rows.js";
 
 export interface ScanPlan {
@@ -139,6 +140,16 @@ export class Scan {
       const empty = new A.Schema([]);
       const data = A.makeData({ type: new A.Struct([]), length: file.rowCount, nullCount: 0, children: [] });
       return new A.Table(empty, file.rowCount > 0 ? [new A.RecordBatch(empty, data)] : []);
+    }
+    if (file.inline !== undefined) {
+      // Inlined rows: an Arrow IPC stream in the catalog entry, nothing to fetch or decode as Parquet.
+      const table = inlineTable(file);
+      if (table.numRows !== file.rowCount)
+        throw new AvaError(
+          "CATALOG_CORRUPT",
+          `inlined rows ${file.path} hold ${table.numRows} rows; the catalog recorded ${file.rowCount}`,
+        );
+      return columns ? table.select(columns) : table;
     }
     let bytes: Uint8Array;
     try {

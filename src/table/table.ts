@@ -15,10 +15,12 @@ import {
   type Snapshot,
   schemaVersionsOf,
 } from "../storage/catalog/model.js";
-import { liveFilesOf, type TableHistory } from "../storage/catalog/history.js";
+import type { TableHistory } from "../storage/catalog/history.js";
 import type { CatalogState, SnapshotDraft, TableState } from "../storage/catalog/state.js";
-import type { Storage } from "../storage/types.js";
-import { nowMicros, ulid } from "../util/ids.js";
+import { clockOf, type Storage } from "../storage/types.js";
+import { nowMicros, ulid, ulidTimeMs } from "../util/ids.js";
+import { type CompactOptions, type CompactResult, compactTable } from "./compact.js";
+import { INLINE_OFF, INLINE_SUFFIX, inlinePayload } from "./inline-data.js";
 import { AppendResult } from "./append-result.js";
 import { type DropResult, dropTable } from "./drop.js";
 import type { BoundTableDeclaration } from "./declare.js";
@@ -236,24 +238,30 @@ export class Table<Row = Record<string, unknown>, In = Row> {
         `append to ${this.identifier}: no rows to append (an append of zero rows would only make an empty snapshot)`,
       );
     const table = this.declaration.rowLineage ? withProvenance(rows, stored, this.#run, nowMicros()) : rows;
-    const snapshotId = ulid();
+    const now = clockOf(this.#storage);
+    const snapshotId = ulid(now);
     const addedFiles: DataFile[] = [];
     let written: Promise<void> = Promise.resolve();
     if (table.numRows > 0) {
-      const path = `data/${this.namespace}/${this.name}/${snapshotId}.parquet`;
-      const bytes = await encodeParquet(table);
-      // The data file is written while the catalog stages its entry; the commit waits for both.
-      written = this.#storage.files.write(path, bytes);
-      const file: DataFile = {
-        path,
-        rowCount: table.numRows,
-        sizeBytes: bytes.length,
-        stats: columnStats(table),
-      };
+      const { maxRows, maxBytes } = this.declaration.inline ?? INLINE_OFF;
+      // A small append rides in its catalog entry (no file to create); maintenance flushes it later.
+      const payload = operation === "append" && table.numRows <= maxRows ? inlinePayload(table) : undefined;
+      const inline = payload && payload.sizeBytes <= maxBytes ? payload : undefined;
+      const folder = `data/${this.namespace}/${this.name}/${snapshotId}`;
+      const path = inline ? `${folder}${INLINE_SUFFIX}` : `${folder}.parquet`;
+      let sizeBytes = inline?.sizeBytes ?? 0;
+      if (!inline) {
+        const bytes = await encodeParquet(table);
+        sizeBytes = bytes.length;
+        // The data file is written while the catalog stages its entry; the commit waits for both.
+        written = this.#storage.files.write(path, bytes);
+      }
+      const file: DataFile = { path, rowCount: table.numRows, sizeBytes, stats: columnStats(table) };
+      if (inline) file.inline = inline.inline;
       if (schemaId) file.schemaId = schemaId; // read back under later versions by it
       addedFiles.push(file);
     }
-    const draft: SnapshotDraft = { id: snapshotId, operation, timestampMs: Date.now(), addedFiles };
+    const draft: SnapshotDraft = { id: snapshotId, operation, timestampMs: now, addedFiles };
     if (operation === "overwrite") draft.removeAll = true;
     if (idempotencyKey !== undefined) draft.idempotencyKey = idempotencyKey;
     if (this.#run)
@@ -310,7 +318,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
           const index = this.#snapshotIndex(history, snapshotId);
           return {
             snapshot: history.snapshots[index],
-            liveFiles: liveFilesOf(history.snapshots.slice(0, index + 1)),
+            liveFiles: history.liveFilesAt(index),
             versions,
           };
         },
@@ -346,6 +354,15 @@ export class Table<Row = Record<string, unknown>, In = Row> {
     );
   }
 
+  /**
+   * Merges small data files into files near `targetFileBytes`, as one "compact" snapshot that changes no
+   * visible row (older snapshots keep reading their own files until they expire). See CompactOptions.
+   */
+  async compact(options?: CompactOptions): Promise<CompactResult> {
+    await this.#state(); // NOT_FOUND, or SCHEMA_MISMATCH for a stale declaration: nothing is rewritten
+    return compactTable(this.#storage, this.namespace, this.name, options);
+  }
+
   /** Removes the table and its data in one commit (history, streams' progress and cursors too). */
   drop(): Promise<DropResult> {
     return dropTable(this.#storage, this.namespace, this.name);
@@ -372,7 +389,17 @@ export class Table<Row = Record<string, unknown>, In = Row> {
 
   #snapshotIndex(history: TableHistory, id: string): number {
     const index = history.snapshots.findIndex((s) => s.id === id);
-    if (index < 0) throw new AvaError("NOT_FOUND", `table ${this.identifier} has no snapshot ${id}`);
+    if (index < 0) {
+      // Snapshot ids are ULIDs: one minted no later than the newest expired snapshot may be one of them.
+      const minted = ulidTimeMs(id);
+      const base = history.base;
+      if (base && minted !== undefined && minted <= base.lastTimestampMs)
+        throw new AvaError(
+          "NOT_FOUND",
+          `table ${this.identifier} has no snapshot ${id}: it was expired by the table's retention (snapshots through sequence ${base.throughSequence}, committed up to ${new Date(base.lastTimestampMs).toISOString()}, were expired)`,
+        );
+      throw new AvaError("NOT_FOUND", `table ${this.identifier} has no snapshot ${id}`);
+    }
     return index;
   }
 }

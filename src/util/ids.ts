@@ -21,3 +21,15 @@ export function nowMicros(): bigint {
   const ms = performance.timeOrigin + performance.now();
   return BigInt(Math.floor(ms * 1000));
 }
+
+/** The time a ULID was minted (ms), or undefined for a string that is not a ULID. */
+export function ulidTimeMs(id: string): number | undefined {
+  if (typeof id !== "string" || id.length !== 26) return undefined;
+  let t = 0;
+  for (const c of id.slice(0, 10)) {
+    const v = ALPHABET.indexOf(c);
+    if (v < 0) return undefined;
+    t = t * 32 + v;
+  }
+  return t;
+}

@@ -5,6 +5,7 @@ import { AvaError } from "../../errors.js";
 import { checkName } from "../../util/names.js";
 import { LogCatalog } from "../catalog/log-catalog.js";
 import type { Storage } from "../types.js";
+import type { AutoMaintenanceOptions } from "../../table/maintenance-runner.js";
 import { type Durability, IndexedDbLog, openCatalogDB } from "./indexeddb-log.js";
 import { OpfsFileStore } from "./opfs-file-store.js";
 
@@ -15,6 +16,10 @@ export interface BrowserStorageOptions {
   persist?: boolean;
   /** IndexedDB commit durability; "strict" waits for the disk. Default: the browser's. */
   durability?: Durability;
+  /** The clock of snapshots, retention and grace periods (default Date.now); tests fast-forward it. */
+  now?: () => number;
+  /** `{ auto: true, ... }`: background maintenance of every table (see AutoMaintenanceOptions). */
+  maintenance?: AutoMaintenanceOptions;
 }
 
 export interface BrowserStorage extends Storage {
@@ -48,6 +53,8 @@ export function browserStorage({
   name,
   persist = true,
   durability = "default",
+  now,
+  maintenance,
 }: BrowserStorageOptions): BrowserStorage {
   checkName("storage", name);
   const persistence = once(async () => {
@@ -73,7 +80,9 @@ export function browserStorage({
   return {
     descriptor: { kind: "browser", name },
     files: new OpfsFileStore(root),
-    catalog: new LogCatalog(new IndexedDbLog(db, durability, name)),
+    catalog: new LogCatalog(new IndexedDbLog(db, durability, name), now ? { now } : {}),
+    ...(now ? { now } : {}),
+    ...(maintenance ? { maintenance } : {}),
     persisted: persistence,
     estimate: () => platform().estimate(),
   };

@@ -119,6 +119,36 @@ export class IndexedDbLog implements CatalogLog {
     }
   }
 
+  async checkpointHeads(bytes: number): Promise<{ version: number; head: Uint8Array }[]> {
+    const out: { version: number; head: Uint8Array }[] = [];
+    let cursor = await (await this.#db()).transaction("checkpoints").store.openCursor();
+    while (cursor) {
+      out.push({ version: cursor.key, head: cursor.value.subarray(0, bytes) });
+      cursor = await cursor.continue();
+    }
+    return out;
+  }
+
+  async removeBefore(version: number): Promise<string[]> {
+    try {
+      // One transaction: the checkpoints and the entries they cover go together, or neither does.
+      const tx = (await this.#db()).transaction(["log", "checkpoints"], "readwrite");
+      const range = IDBKeyRange.upperBound(version, true);
+      const [entries, checkpoints] = await Promise.all([
+        tx.objectStore("log").getAllKeys(range),
+        tx.objectStore("checkpoints").getAllKeys(range),
+      ]);
+      await Promise.all([tx.objectStore("log").delete(range), tx.objectStore("checkpoints").delete(range)]);
+      await tx.done;
+      return [
+        ...checkpoints.map((v) => `IndexedDB checkpoint ${v}`),
+        ...entries.map((v) => this.entryName(v)),
+      ];
+    } catch (err) {
+      throw toAvaError(err, `removing catalog entries before ${version}`);
+    }
+  }
+
   async vacuum(): Promise<string[]> {
     return []; // staged entries live in memory: nothing is ever left behind
   }

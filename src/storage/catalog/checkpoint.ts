@@ -1,8 +1,17 @@
 // Checkpoints: the whole catalog state at a version, written every so many commits so that opening a
 // catalog reads one file and the log entries after it, not the whole log.
 import { crc32 } from "../../avro/crc32.js";
-import { TableHistory } from "./history.js";
-import type { NamespaceEntry, OutboxState, RunRecord, Snapshot, StreamState, TableMeta } from "./model.js";
+import { type HistoryBase, TableHistory } from "./history.js";
+import type {
+  DoomedFile,
+  NamespaceEntry,
+  OutboxState,
+  RunRecord,
+  Snapshot,
+  StreamState,
+  TableMeta,
+} from "./model.js";
+import type { MaintenanceLease } from "./retention.js";
 import { RunLog } from "./run-log.js";
 import type { CatalogState, ScheduleState, TableState } from "./state.js";
 import {
@@ -21,7 +30,17 @@ import {
 interface CheckpointHeader {
   version: number;
   namespaces: Record<string, NamespaceEntry>;
-  tables: Record<string, TableMeta & { length: number; current: Snapshot | null; line: number }>;
+  tables: Record<
+    string,
+    TableMeta & {
+      length: number;
+      current: Snapshot | null;
+      line: number;
+      /** Where the kept history starts once snapshots expired (see HistoryBase). */
+      base?: HistoryBase;
+      doomed?: DoomedFile[];
+    }
+  >;
   /** The line holding the recorded runs (absent in checkpoints written before runs were recorded). */
   runsLine?: number;
   streams?: Record<string, StreamState>;
@@ -31,19 +50,25 @@ interface CheckpointHeader {
   outboxes?: Record<string, OutboxState>;
   /** CRC-32 of each line after the header, so a damaged section is found at open, not when first parsed. */
   lineCrc?: number[];
+  maintenance?: MaintenanceLease;
+  /** When it was written (the storage's clock): log entries it covers are removed a grace period later. */
+  writtenMs?: number;
 }
 
-export function serializeState(state: CatalogState): Uint8Array {
+export function serializeState(state: CatalogState, writtenMs?: number): Uint8Array {
   const lines: string[] = [];
   const tables: CheckpointHeader["tables"] = {};
   for (const [key, { history, ...meta }] of Object.entries(state.tables)) {
     lines.push(JSON.stringify(history.snapshots));
     tables[key] = { ...meta, length: history.length, current: history.current ?? null, line: lines.length };
+    if (history.base) tables[key].base = history.base;
   }
   lines.push(JSON.stringify(state.runs));
   const encoder = new TextEncoder();
   const encoded = lines.map((l) => encoder.encode(l));
   const header: CheckpointHeader = {
+    // First, so that checkpointWrittenMs() finds it in the first bytes without reading the whole file.
+    ...(writtenMs !== undefined ? { writtenMs } : {}),
     version: state.version,
     namespaces: state.namespaces,
     tables,
@@ -54,6 +79,7 @@ export function serializeState(state: CatalogState): Uint8Array {
     outboxes: { ...state.outboxes },
     lineCrc: encoded.map((b) => crc32(b)),
   };
+  if (state.maintenance) header.maintenance = state.maintenance;
   const parts = [encoder.encode(JSON.stringify(header)), ...encoded];
   const out = new Uint8Array(parts.reduce((n, b) => n + b.length + 1, -1));
   let at = 0;
@@ -64,6 +90,17 @@ export function serializeState(state: CatalogState): Uint8Array {
   }
   return out;
 }
+
+/** When a checkpoint was written, from its header alone (undefined for one written before this was kept). */
+export function checkpointWrittenMs(bytes: Uint8Array): number | undefined {
+  // serializeState writes it as the header's first key: the first bytes are enough.
+  const head = new TextDecoder().decode(bytes.subarray(0, CHECKPOINT_HEAD_BYTES));
+  const found = /^\{"writtenMs":(\d+)[,}]/.exec(head);
+  return found ? Number(found[1]) : undefined;
+}
+
+/** How many leading bytes of a checkpoint checkpointWrittenMs() needs. */
+export const CHECKPOINT_HEAD_BYTES = 64;
 
 /** Parses the header now and each table's history on first use; `corrupt` reports a bad section. */
 export function deserializeState(
@@ -90,7 +127,7 @@ export function deserializeState(
     throw corrupt("its header", cause);
   }
   const tables: Record<string, TableState> = {};
-  for (const [key, { length, current, line: n, ...meta }] of Object.entries(header.tables)) {
+  for (const [key, { length, current, line: n, base, ...meta }] of Object.entries(header.tables)) {
     const load = () => {
       try {
         return checked<Snapshot[]>(JSON.parse(line(n)), arrayOf(snapshotShape), "snapshots");
@@ -98,7 +135,7 @@ export function deserializeState(
         throw corrupt(`the history of table ${key}`, cause);
       }
     };
-    tables[key] = { ...meta, history: TableHistory.lazy(current ?? undefined, length, load) };
+    tables[key] = { ...meta, history: TableHistory.lazy(current ?? undefined, length, load, base) };
   }
   const runsLine = header.runsLine;
   const runs =
@@ -115,7 +152,7 @@ export function deserializeState(
             throw corrupt("its recorded runs", cause);
           }
         });
-  return {
+  const state: CatalogState = {
     version: header.version,
     namespaces: header.namespaces,
     tables,
@@ -125,4 +162,6 @@ export function deserializeState(
     ...(header.schedules ? { schedules: header.schedules } : {}),
     outboxes: header.outboxes ?? {},
   };
+  if (header.maintenance) state.maintenance = header.maintenance;
+  return state;
 }

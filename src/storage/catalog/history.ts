@@ -1,19 +1,45 @@
 // A table's snapshots, oldest first. Opening a table needs only its current snapshot, so a history read
 // from a checkpoint keeps the rest unparsed until something asks for it (history(), a scan, a commit to
-// that table) — the split Iceberg makes between its snapshot log and its manifests.
+// that table) — the split Iceberg makes between its snapshot log and its manifests. Snapshots removed by
+// retention (expireSnapshots) leave a base: the live files as of the oldest kept snapshot, from which the
+// later kept snapshots replay (files only expired snapshots read are then referenced by nothing).
 import type { DataFile, Snapshot } from "./model.js";
 
-/** The live files at the end of a list of snapshots. */
-export function liveFilesOf(snapshots: readonly Snapshot[]): DataFile[] {
-  let live = new Map<string, DataFile>();
-  for (const s of snapshots) {
-    if (s.removedFiles.length > 0) {
-      const removed = new Set(s.removedFiles);
-      live = new Map([...live].filter(([path]) => !removed.has(path)));
+/** What expired snapshots leave behind: where the retained history starts. */
+export interface HistoryBase {
+  /** Sequence number of the newest expired snapshot (every one up to it is gone). */
+  throughSequence: number;
+  /** Its commit time: a snapshot id (a ULID) minted no later than this may have been expired. */
+  lastTimestampMs: number;
+  /** The files live at the oldest kept snapshot, in scan order. */
+  files: DataFile[];
+}
+
+/**
+ * The live files after `snapshot`, given those before it. Files a compaction replaced give way to its
+ * merged file at the position of the first of them, so scans keep commit order (and `limit` its meaning).
+ */
+export function applySnapshotFiles(live: readonly DataFile[], snapshot: Snapshot): DataFile[] {
+  if (snapshot.removedFiles.length === 0) return [...live, ...snapshot.addedFiles];
+  const removed = new Set(snapshot.removedFiles);
+  const out: DataFile[] = [];
+  let placed = false;
+  for (const f of live) {
+    if (!removed.has(f.path)) out.push(f);
+    else if (!placed && snapshot.operation === "compact") {
+      out.push(...snapshot.addedFiles);
+      placed = true;
     }
-    for (const f of s.addedFiles) live.set(f.path, f);
   }
-  return [...live.values()];
+  if (!placed) out.push(...snapshot.addedFiles);
+  return out;
+}
+
+/** The live files at the end of a list of snapshots (replayed from `base`, the files live before them). */
+export function liveFilesOf(snapshots: readonly Snapshot[], base: readonly DataFile[] = []): DataFile[] {
+  let live: DataFile[] = [...base];
+  for (const s of snapshots) live = applySnapshotFiles(live, s);
+  return live;
 }
 
 export class TableHistory {
@@ -24,24 +50,32 @@ export class TableHistory {
   #liveFiles: readonly DataFile[] | undefined;
   /** The newest snapshot; undefined before the first commit. */
   readonly current: Snapshot | undefined;
-  /** How many snapshots there are. */
+  /** How many snapshots are kept (expired ones are not counted). */
   readonly length: number;
+  /** Set once snapshots have expired. */
+  readonly base: HistoryBase | undefined;
 
-  private constructor(current: Snapshot | undefined, length: number) {
+  private constructor(current: Snapshot | undefined, length: number, base: HistoryBase | undefined) {
     this.current = current;
     this.length = length;
+    this.base = base;
   }
 
   static empty(): TableHistory {
-    const h = new TableHistory(undefined, 0);
+    const h = new TableHistory(undefined, 0, undefined);
     h.#snapshots = [];
     h.#liveFiles = [];
     return h;
   }
 
   /** A history whose snapshots `load` parses on first use (it is called at most once). */
-  static lazy(current: Snapshot | undefined, length: number, load: () => Snapshot[]): TableHistory {
-    const h = new TableHistory(current, length);
+  static lazy(
+    current: Snapshot | undefined,
+    length: number,
+    load: () => Snapshot[],
+    base?: HistoryBase,
+  ): TableHistory {
+    const h = new TableHistory(current, length, base);
     let loaded: readonly Snapshot[] | undefined;
     h.#load = () => {
       loaded ??= load();
@@ -56,7 +90,7 @@ export class TableHistory {
   }
 
   get liveFiles(): readonly DataFile[] {
-    this.#liveFiles ??= liveFilesOf(this.snapshots);
+    this.#liveFiles ??= this.liveFilesAt(this.snapshots.length - 1);
     return this.#liveFiles;
   }
 
@@ -70,20 +104,48 @@ export class TableHistory {
     return undefined;
   }
 
+  /** The live files as of the kept snapshot at `index` of `snapshots` (time travel). */
+  liveFilesAt(index: number): DataFile[] {
+    if (!this.base) return liveFilesOf(this.snapshots.slice(0, index + 1));
+    return liveFilesOf(this.snapshots.slice(1, index + 1), this.base.files);
+  }
+
+  /** Every data file a kept snapshot can read: the base's and those later kept snapshots added. */
+  referencedFiles(): Set<string> {
+    const paths = new Set((this.base?.files ?? []).map((f) => f.path));
+    for (const s of this.snapshots.slice(this.base ? 1 : 0)) for (const f of s.addedFiles) paths.add(f.path);
+    return paths;
+  }
+
   /** A new history with one more snapshot (this one is left unchanged, and unparsed if it was). */
   append(snapshot: Snapshot, removeAll: boolean): TableHistory {
-    const next = new TableHistory(snapshot, this.length + 1);
+    const next = new TableHistory(snapshot, this.length + 1, this.base);
     if (this.#snapshots) {
       next.#snapshots = [...this.#snapshots, snapshot];
-      if (this.#liveFiles || removeAll) {
-        next.#liveFiles = removeAll
-          ? [...snapshot.addedFiles]
-          : [...this.#liveFiles!, ...snapshot.addedFiles];
-      }
+      if (removeAll) next.#liveFiles = [...snapshot.addedFiles];
+      else if (this.#liveFiles) next.#liveFiles = applySnapshotFiles(this.#liveFiles, snapshot);
     } else {
       next.#load = this.#load;
       next.#appended = [...this.#appended, snapshot];
     }
+    return next;
+  }
+
+  /** A new history without the snapshots up to sequence `through` (they must not include the current one). */
+  expire(through: number): TableHistory {
+    const all = this.snapshots;
+    const cut = all.findIndex((s) => s.sequenceNumber > through);
+    const gone = all.slice(0, cut);
+    const last = gone.at(-1);
+    if (!last) return this;
+    const base: HistoryBase = {
+      throughSequence: last.sequenceNumber,
+      lastTimestampMs: Math.max(last.timestampMs, this.base?.lastTimestampMs ?? 0),
+      files: this.liveFilesAt(cut),
+    };
+    const next = new TableHistory(this.current, all.length - gone.length, base);
+    next.#snapshots = all.slice(cut);
+    next.#liveFiles = this.#liveFiles;
     return next;
   }
 }

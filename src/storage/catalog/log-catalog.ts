@@ -5,7 +5,12 @@
 import { AvaError, isAvaError } from "../../errors.js";
 import type { Catalog } from "../types.js";
 import { applyOps, type CatalogOp, type CatalogState, type CommitResult, EMPTY_STATE } from "./state.js";
-import { deserializeState, serializeState } from "./checkpoint.js";
+import {
+  CHECKPOINT_HEAD_BYTES,
+  checkpointWrittenMs,
+  deserializeState,
+  serializeState,
+} from "./checkpoint.js";
 import { checked, logEntry } from "./validate.js";
 
 /** The error for a log with a hole: entries were lost, so no state built from it can be trusted. */
@@ -36,6 +41,13 @@ export interface CatalogLog {
    * only this instance's own commits are noticed.
    */
   watch?(onChange: () => void): () => void;
+  /**
+   * Removes the entries before `version` and the checkpoints before it (catalog cleanup: a checkpoint at
+   * `version` covers them). Returns what was removed. Absent: the log keeps everything.
+   */
+  removeBefore?(version: number): Promise<string[]>;
+  /** Every checkpoint's version and its first `bytes` bytes (for cleanup, which reads their time). */
+  checkpointHeads?(bytes: number): Promise<{ version: number; head: Uint8Array }[]>;
 }
 
 /** An entry written but not yet in the log; publishing it under a version is the atomic commit step. */
@@ -54,12 +66,17 @@ export interface CommitOptions {
   dependsOn?: Promise<unknown>;
 }
 
+/** Cleanup checkpoints a log that has this many entries after its newest checkpoint. */
+const CLEANUP_EVERY = 100;
+
 interface LogEntry {
   ops: CatalogOp[];
 }
 
 export interface LogCatalogOptions {
   checkpointEvery?: number;
+  /** The clock checkpoints are stamped with (cleanup's grace period is measured on it). Default Date.now. */
+  now?: () => number;
   /** How long a commit keeps rebasing under contention before it gives up with COMMIT_CONFLICT. */
   retryForMs?: number;
 }
@@ -70,11 +87,16 @@ export class LogCatalog implements Catalog {
   readonly #log: CatalogLog;
   readonly #checkpointEvery: number;
   readonly #retryForMs: number;
+  readonly #now: () => number;
   readonly #listeners = new Set<(state: CatalogState) => void>();
   #unwatch: (() => void) | undefined;
 
-  constructor(log: CatalogLog, { checkpointEvery = 100, retryForMs = 30_000 }: LogCatalogOptions = {}) {
+  constructor(
+    log: CatalogLog,
+    { checkpointEvery = 100, retryForMs = 30_000, now = Date.now }: LogCatalogOptions = {},
+  ) {
     this.#log = log;
+    this.#now = now;
     this.#checkpointEvery = checkpointEvery;
     this.#retryForMs = retryForMs;
   }
@@ -94,10 +116,25 @@ export class LogCatalog implements Catalog {
   async #catchUp(): Promise<CatalogState> {
     let state = this.#state;
     if (!state) state = await this.#open();
-    else state = this.#replay(state, await this.#log.readFrom(state.version + 1), state.version + 1);
+    else state = await this.#readOn(state);
     // A commit of this instance may have moved the held state past what this catch-up read.
     if (!this.#state || state.version > this.#state.version) this.#advance(state);
     return this.#state!;
+  }
+
+  /**
+   * The entries after `state`. Cleanup may have removed them (this instance fell more than the grace
+   * period behind): then a checkpoint newer than `state` exists, and the state is read from it.
+   */
+  async #readOn(state: CatalogState): Promise<CatalogState> {
+    try {
+      return this.#replay(state, await this.#log.readFrom(state.version + 1), state.version + 1);
+    } catch (err) {
+      if (!isAvaError(err, "CATALOG_CORRUPT") || !this.#log.removeBefore) throw err;
+      const checkpoint = await this.#log.latestCheckpoint();
+      if (!checkpoint || checkpoint.version <= state.version) throw err;
+      return this.#open();
+    }
   }
 
   /** Holds a newer state and tells the subscribers. */
@@ -255,7 +292,7 @@ export class LogCatalog implements Catalog {
 
   async #checkpoint(state: CatalogState): Promise<void> {
     try {
-      await this.#log.writeCheckpoint(state.version, serializeState(state));
+      await this.#log.writeCheckpoint(state.version, serializeState(state, this.#now()));
     } catch (err) {
       // A checkpoint only speeds up opening; the log stays the truth, so a failed one is not the commit's failure.
       if (!isAvaError(err)) throw err;
@@ -264,5 +301,31 @@ export class LogCatalog implements Catalog {
 
   vacuum(olderThanMs: number): Promise<string[]> {
     return this.#log.vacuum(olderThanMs);
+  }
+
+  /**
+   * Catalog cleanup: the log entries and checkpoints before the newest checkpoint that is `graceMs` old
+   * (readers that opened an older state have had that long to catch up) are removed. When many entries
+   * followed the newest checkpoint, a new one is written now, to clean up to on a later call.
+   */
+  async cleanup(graceMs: number): Promise<string[]> {
+    if (!this.#log.removeBefore) return [];
+    const state = await this.current();
+    const heads = this.#log.checkpointHeads
+      ? await this.#log.checkpointHeads(CHECKPOINT_HEAD_BYTES)
+      : await this.#log.latestCheckpoint().then((c) => (c ? [{ version: c.version, head: c.state }] : []));
+    const cutoff = this.#now() - graceMs;
+    let upTo: number | undefined;
+    let newest = 0;
+    for (const { version, head } of heads) {
+      newest = Math.max(newest, version);
+      const written = checkpointWrittenMs(head);
+      if (written !== undefined && written <= cutoff && (upTo === undefined || version > upTo))
+        upTo = version;
+    }
+    const removed = upTo === undefined ? [] : await this.#log.removeBefore(upTo);
+    if (state.version - newest >= Math.min(this.#checkpointEvery, CLEANUP_EVERY))
+      await this.#checkpoint(state);
+    return removed;
   }
 }

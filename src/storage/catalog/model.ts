@@ -23,9 +23,18 @@ export interface DataFile {
   stats: Record<string, ColumnStats>;
   /** The table's schema version the file was written with (absent: 0, the first). */
   schemaId?: number;
+  /** An inlined small append: its rows as a base64 Arrow IPC stream, kept in the catalog (no file is written). */
+  inline?: string;
 }
 
-export type SnapshotOperation = "append" | "overwrite" | "delete";
+/** "compact": files merged into fewer, the same rows (see table.compact()); consumers skip it. */
+export type SnapshotOperation = "append" | "overwrite" | "delete" | "compact";
+
+/** A data file no snapshot references any more, deleted once the grace period since `sinceMs` is over. */
+export interface DoomedFile {
+  path: string;
+  sinceMs: number;
+}
 
 export interface Snapshot {
   id: string;

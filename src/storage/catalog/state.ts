@@ -6,6 +6,7 @@ import type { FieldJson } from "../../schema/arrow-json.js";
 import { TableHistory } from "./history.js";
 import {
   type DataFile,
+  type DoomedFile,
   type NamespaceEntry,
   type OutboxState,
   type RunRecord,
@@ -17,6 +18,15 @@ import {
   tableKey,
 } from "./model.js";
 import { applyOutboxOp, type OutboxOp } from "./outbox-state.js";
+import {
+  applyExpire,
+  applyForget,
+  applyLease,
+  type ExpireOp,
+  type ForgetFilesOp,
+  type LeaseOp,
+  type MaintenanceLease,
+} from "./retention.js";
 import { RunLog } from "./run-log.js";
 
 export interface SnapshotDraft {
@@ -26,6 +36,11 @@ export interface SnapshotDraft {
   addedFiles: DataFile[];
   /** Overwrite: every file live when the commit lands is removed. */
   removeAll?: boolean;
+  /**
+   * Compaction: the files its merged files replace; all must still be live when the commit lands (else
+   * COMMIT_CONFLICT: another compaction or an overwrite got there first).
+   */
+  removedFiles?: string[];
   runId?: string;
   nodeSlug?: string;
   workflowName?: string;
@@ -131,11 +146,16 @@ export type CatalogOp =
       run: RunRecord;
       /** The run starts: refused if a run with this id was recorded before. */
       create?: boolean;
-    };
+    }
+  | ExpireOp
+  | ForgetFilesOp
+  | LeaseOp;
 
 /** A table's metadata and its snapshot history (with the live files derived from it). */
 export interface TableState extends TableMeta {
   history: TableHistory;
+  /** Files no kept snapshot references, awaiting deletion after the grace period (see retention.ts). */
+  doomed?: DoomedFile[];
 }
 
 export interface CatalogState {
@@ -153,6 +173,8 @@ export interface CatalogState {
   outboxes: Readonly<Record<string, OutboxState>>;
   /** Scheduled workflows' latest claimed tick, by workflow name (absent: none was ever claimed). */
   schedules?: Readonly<Record<string, ScheduleState>>;
+  /** Who runs background maintenance for this storage, and until when (absent: nobody). */
+  maintenance?: MaintenanceLease;
 }
 
 /** The newest tick of a scheduled workflow that a server claimed, and the run it started for it. */
@@ -193,14 +215,19 @@ export function streamStateOf(
   return streams[streamKey(namespace, table, key)] ?? { position: 0, attempts: {}, quarantined: [] };
 }
 
+/** Whether a snapshot brings rows a consumer has not seen: a compaction only rewrites rows it has. */
+export function addsNewRows(s: Snapshot): boolean {
+  return s.addedFiles.length > 0 && s.operation !== "compact";
+}
+
 /**
  * What a consumer at `stream` takes next, in order: snapshots released from quarantine, then those after
- * its position that added files (snapshot i of a history has sequence number i + 1).
+ * its position that added rows.
  */
 export function pendingOf(snapshots: readonly Snapshot[], { position, retry = [] }: StreamState): Snapshot[] {
   return [
     ...snapshots.filter((s) => retry.includes(s.id)),
-    ...snapshots.slice(position).filter((s) => s.addedFiles.length > 0),
+    ...snapshots.filter((s) => s.sequenceNumber > position && addsNewRows(s)),
   ];
 }
 
@@ -283,9 +310,21 @@ function sumRows(files: readonly DataFile[]): number {
   return files.reduce((n, f) => n + f.rowCount, 0);
 }
 
+function replacedFiles(table: TableState, paths: readonly string[]): DataFile[] {
+  if (paths.length === 0) return [];
+  const live = new Map(table.history.liveFiles.map((f) => [f.path, f]));
+  const missing = paths.find((p) => !live.has(p));
+  if (missing !== undefined)
+    throw new AvaError(
+      "COMMIT_CONFLICT",
+      `table ${table.namespace}.${table.name}: file ${missing} is no longer live (another compaction or an overwrite replaced it first)`,
+    );
+  return paths.map((p) => live.get(p)!);
+}
+
 function applySnapshot(table: TableState, draft: SnapshotDraft): { table: TableState; snapshot: Snapshot } {
   const parent = table.history.current;
-  const removed = draft.removeAll ? table.history.liveFiles : [];
+  const removed = draft.removeAll ? table.history.liveFiles : replacedFiles(table, draft.removedFiles ?? []);
   const snapshot: Snapshot = {
     id: draft.id,
     parentId: parent?.id ?? null,
@@ -334,7 +373,12 @@ export function applyOps(
   const cursors = { ...state.cursors };
   let schedules = state.schedules;
   let outboxes = state.outboxes;
+  let maintenance = state.maintenance;
   for (const op of ops) {
+    if (op.op === "maintenanceLease") {
+      maintenance = applyLease(maintenance, op);
+      continue;
+    }
     if (op.op === "outboxAdd" || op.op === "outboxRemove" || op.op === "outboxLease") {
       if (outboxes === state.outboxes) outboxes = { ...state.outboxes };
       applyOutboxOp(outboxes as Record<string, OutboxState>, op);
@@ -429,6 +473,14 @@ export function applyOps(
       tables[key] = evolveSchema(existing, op);
       continue;
     }
+    if (op.op === "expireSnapshots") {
+      tables[key] = applyExpire(existing, streams, cursors, op);
+      continue;
+    }
+    if (op.op === "forgetFiles") {
+      tables[key] = applyForget(existing, op);
+      continue;
+    }
     const current = existing.history.current?.id ?? null;
     if (op.expectedCurrentId !== undefined && op.expectedCurrentId !== current) {
       throw new AvaError(
@@ -459,5 +511,6 @@ export function applyOps(
     outboxes,
   };
   if (schedules) next.schedules = schedules;
+  if (maintenance) next.maintenance = maintenance;
   return { state: next, snapshots };
 }

@@ -92,6 +92,7 @@ const snapshotDraft = shape({
   addedFiles: arrayOf(dataFile),
   removeAll: opt(bool),
   idempotencyKey: opt(str),
+  removedFiles: opt(arrayOf(str)),
 });
 
 export const runRecord = shape({
@@ -170,6 +171,9 @@ const OP_SHAPES: { [K in CatalogOp["op"]]: Record<string, Field> } = {
   outboxAdd: { stream: str, batch: outboxBatch, maxBytes: opt(num) },
   outboxRemove: { stream: str, ids: arrayOf(str), dropped: opt(bool) },
   outboxLease: { stream: str, lease: nullable(outboxLease), expected: nullable(outboxLease) },
+  expireSnapshots: { namespace: str, table: str, throughSequence: num, timestampMs: num },
+  forgetFiles: { namespace: str, table: str, paths: arrayOf(str) },
+  maintenanceLease: { holder: str, untilMs: num, nowMs: num },
 };
 
 const OP_CHECKS = new Map(Object.entries(OP_SHAPES).map(([op, fields]) => [op, shape(fields)]));
@@ -194,6 +198,8 @@ const checkpointTable = shape({
   current: nullable(snapshot),
   line: num,
   properties: opt(recordOf(str)),
+  base: opt(shape({ throughSequence: num, lastTimestampMs: num, files: arrayOf(dataFile) })),
+  doomed: opt(arrayOf(shape({ path: str, sinceMs: num }))),
 });
 
 export const checkpointHeader = shape({
@@ -206,6 +212,8 @@ export const checkpointHeader = shape({
   schedules: opt(recordOf(shape({ tickMs: num, runId: str, claimedBy: str, claimedMs: num }))),
   outboxes: opt(recordOf(outboxState)),
   lineCrc: opt(arrayOf(num)),
+  maintenance: opt(shape({ holder: str, untilMs: num })),
+  writtenMs: opt(num),
 });
 
 /** `value` as T when `check` finds nothing wrong; otherwise throws what it found (the caller adds the file). */

@@ -2,12 +2,16 @@
 // JavaScript context (a Worker has its own context, so it cannot reopen a memory storage of the page).
 import { AvaError } from "../../errors.js";
 import { ulid } from "../../util/ids.js";
-import { type CatalogLog, LogCatalog } from "../catalog/log-catalog.js";
+import { type CatalogLog, LogCatalog, logGap } from "../catalog/log-catalog.js";
 import type { FileInfo, FileStore, Storage } from "../types.js";
+import type { AutoMaintenanceOptions } from "../../table/maintenance-runner.js";
 
 interface MemoryData {
   files: Map<string, { bytes: Uint8Array; modifiedMs: number }>;
   log: string[];
+  /** Entries before this version were removed by cleanup (`log[0]` is entry `first`). */
+  first: number;
+  checkpoints: Map<number, Uint8Array>;
   /** Every storage instance of this id watching the log (see CatalogLog.watch). */
   watchers: Set<() => void>;
 }
@@ -46,13 +50,16 @@ class MemoryFileStore implements FileStore {
 class MemoryLog implements CatalogLog {
   constructor(private readonly data: MemoryData) {}
   async readFrom(version: number) {
-    return this.data.log.slice(version - 1);
+    const { log, first } = this.data;
+    if (version < first && log.length > 0) throw logGap(version, first);
+    return log.slice(Math.max(0, version - first));
   }
   async stage(entry: string) {
-    const { log, watchers } = this.data;
+    const data = this.data;
+    const { log, watchers } = data;
     return {
       async publish(version: number) {
-        if (log.length !== version - 1) return false;
+        if (data.first + log.length !== version) return false;
         log.push(entry);
         // Told after the commit returns, as another context would be.
         for (const w of watchers) queueMicrotask(w);
@@ -62,9 +69,33 @@ class MemoryLog implements CatalogLog {
     };
   }
   async latestCheckpoint() {
-    return undefined; // the whole log is in memory; replay is cheap
+    const version = Math.max(0, ...this.data.checkpoints.keys());
+    const state = this.data.checkpoints.get(version);
+    return state ? { version, state } : undefined;
   }
-  async writeCheckpoint() {}
+  async writeCheckpoint(version: number, state: Uint8Array) {
+    this.data.checkpoints.set(version, state);
+  }
+  async checkpointHeads(bytes: number) {
+    return [...this.data.checkpoints].map(([version, state]) => ({
+      version,
+      head: state.subarray(0, bytes),
+    }));
+  }
+  async removeBefore(version: number) {
+    const data = this.data;
+    const removed: string[] = [];
+    for (const v of [...data.checkpoints.keys()])
+      if (v < version) {
+        data.checkpoints.delete(v);
+        removed.push(`checkpoint ${v}`);
+      }
+    const drop = Math.min(data.log.length, Math.max(0, version - data.first));
+    for (let i = 0; i < drop; i++) removed.push(`entry ${data.first + i}`);
+    data.log.splice(0, drop);
+    data.first += drop;
+    return removed;
+  }
   async vacuum() {
     return [];
   }
@@ -81,17 +112,26 @@ class MemoryLog implements CatalogLog {
 export interface MemoryStorageOptions {
   /** Reopens the storage of that id in this context; a fresh id by default. */
   id?: string;
+  /** The clock of snapshots, retention and grace periods (default Date.now); tests fast-forward it. */
+  now?: () => number;
+  /** `{ auto: true, ... }`: background maintenance of every table (see AutoMaintenanceOptions). */
+  maintenance?: AutoMaintenanceOptions;
 }
 
-export function memoryStorage({ id = ulid() }: MemoryStorageOptions = {}): Storage {
+export function memoryStorage({ id = ulid(), now, maintenance }: MemoryStorageOptions = {}): Storage {
   let data = registry.get(id);
   if (!data) {
-    data = { files: new Map(), log: [], watchers: new Set() };
+    data = { files: new Map(), log: [], first: 1, checkpoints: new Map(), watchers: new Set() };
     registry.set(id, data);
   }
   return {
     descriptor: { kind: "memory", id },
     files: new MemoryFileStore(data),
-    catalog: new LogCatalog(new MemoryLog(data), { checkpointEvery: Number.POSITIVE_INFINITY }),
+    catalog: new LogCatalog(new MemoryLog(data), {
+      checkpointEvery: Number.POSITIVE_INFINITY,
+      ...(now ? { now } : {}),
+    }),
+    ...(now ? { now } : {}),
+    ...(maintenance ? { maintenance } : {}),
   };
 }

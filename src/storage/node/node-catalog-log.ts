@@ -3,8 +3,9 @@
 // each version, across processes) and the entry appears complete or not at all, even if the writer is
 // killed. A writer that loses a version links the same staged file to the next one.
 import { randomUUID } from "node:crypto";
-import { link, mkdir, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
+import { link, mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { AvaError } from "../../errors.js";
 import { type CatalogLog, logGap, type StagedEntry } from "../catalog/log-catalog.js";
 import { watchFolder } from "./catalog-watch.js";
 import { ioError, writeNewFile } from "./paths.js";
@@ -57,8 +58,18 @@ export class NodeCatalogLog implements CatalogLog {
         entries.push(text);
         continue;
       }
+      const catchingUp = this.#listed; // the first read of an instance opens the log; later ones catch up
       const later = await this.#laterEntry(v);
-      if (later === undefined) return entries;
+      if (later === undefined) {
+        // Nothing new — unless cleanup removed the entry this reader stands on (it fell a grace period
+        // behind): then the entries it lacks are gone too, and it must reopen from the checkpoint.
+        if (catchingUp && entries.length === 0 && v > 1 && (await this.#read(v - 1)) === undefined)
+          throw new AvaError(
+            "CATALOG_CORRUPT",
+            `catalog entry ${v - 1} was removed by cleanup: reopen from the newest checkpoint`,
+          );
+        return entries;
+      }
       // A writer may have published v (and v + 1) since the probe: only an entry still missing is a gap.
       const again = await this.#read(v);
       if (again === undefined) throw logGap(v, later);
@@ -147,6 +158,40 @@ export class NodeCatalogLog implements CatalogLog {
 
   watch(onChange: () => void): () => void {
     return watchFolder({ folder: this.#logDir, ready: this.#dirs(), pollMs: this.pollMs }, onChange);
+  }
+
+  async checkpointHeads(bytes: number): Promise<{ version: number; head: Uint8Array }[]> {
+    const out: { version: number; head: Uint8Array }[] = [];
+    for (const version of await versionsIn(this.#checkpointDir, "jsonl", "listing catalog checkpoints")) {
+      const file = await open(join(this.#checkpointDir, `${pad(version)}.jsonl`), "r").catch(() => undefined);
+      if (!file) continue; // removed meanwhile
+      try {
+        const head = new Uint8Array(bytes);
+        const { bytesRead } = await file.read(head, 0, bytes, 0);
+        out.push({ version, head: head.subarray(0, bytesRead) });
+      } finally {
+        await file.close();
+      }
+    }
+    return out;
+  }
+
+  async removeBefore(version: number): Promise<string[]> {
+    const removed: string[] = [];
+    // Checkpoints first: a checkpoint must never outlive the entry it was written at (open refuses that).
+    for (const v of await versionsIn(this.#checkpointDir, "jsonl", "listing catalog checkpoints")) {
+      if (v >= version) continue;
+      await unlink(join(this.#checkpointDir, `${pad(v)}.jsonl`)).catch(() => {});
+      removed.push(`_catalog/checkpoints/${pad(v)}.jsonl`);
+    }
+    // Oldest first, so a crash midway leaves a log that starts later, never one with a hole.
+    const entries = (await versionsIn(this.#logDir, "json", "listing the catalog log")).sort((a, b) => a - b);
+    for (const v of entries) {
+      if (v >= version) break;
+      await unlink(join(this.#logDir, `${pad(v)}.json`)).catch(() => {});
+      removed.push(this.entryName(v));
+    }
+    return removed;
   }
 
   async vacuum(olderThanMs: number): Promise<string[]> {

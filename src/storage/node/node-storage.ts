@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { AvaError, describeValue } from "../../errors.js";
 import { LogCatalog } from "../catalog/log-catalog.js";
 import type { Storage } from "../types.js";
+import type { AutoMaintenanceOptions } from "../../table/maintenance-runner.js";
 import { NodeCatalogLog } from "./node-catalog-log.js";
 import { NodeFileStore } from "./node-file-store.js";
 
@@ -19,10 +20,20 @@ export interface NodeStorageOptions {
    * folder with fs.watch, which some filesystems do not support. Default 1000.
    */
   pollMs?: number;
+  /** The clock of snapshots, retention and grace periods (default Date.now); tests fast-forward it. */
+  now?: () => number;
+  /** `{ auto: true, ... }`: background maintenance of every table (see AutoMaintenanceOptions). */
+  maintenance?: AutoMaintenanceOptions;
 }
 
 export function nodeStorage(options: NodeStorageOptions): Storage {
-  const { root, fsync = true, pollMs = 1000 } = options ?? ({} as Partial<NodeStorageOptions>);
+  const {
+    root,
+    fsync = true,
+    pollMs = 1000,
+    now,
+    maintenance,
+  } = options ?? ({} as Partial<NodeStorageOptions>);
   if (typeof root !== "string" || root === "")
     throw new AvaError(
       "INVALID_ARGUMENT",
@@ -37,6 +48,8 @@ export function nodeStorage(options: NodeStorageOptions): Storage {
   return {
     descriptor: { kind: "node", root: abs },
     files: new NodeFileStore(abs, fsync),
-    catalog: new LogCatalog(new NodeCatalogLog(abs, fsync, pollMs)),
+    catalog: new LogCatalog(new NodeCatalogLog(abs, fsync, pollMs), now ? { now } : {}),
+    ...(now ? { now } : {}),
+    ...(maintenance ? { maintenance } : {}),
   };
 }

@@ -1,0 +1,103 @@
+// Maintenance across Workers in real Chromium: compaction racing appends from 3 Workers (and a second
+// compactor) loses and duplicates nothing; a Worker terminated mid-compaction leaves the state before it
+// and an orphan that maintenance removes; background maintenance runs in one context at a time (Web Lock).
+import { describe, expect, it } from "vitest";
+import { browserStorage } from "../../src/index.js";
+import { ulid } from "../../src/util/ids.js";
+import { batchesOf, batchRows, Rel } from "../shared/rel.js";
+import { request, startWriter, type WriterMessage } from "./worker-client.js";
+import type { MaintainerRequest } from "./workers/rel-maintainer.worker.js";
+
+type MaintainerMessage = WriterMessage & { compactions?: number; conflicts?: number; ran?: boolean };
+
+function startMaintainer(): Worker {
+  return new Worker(new URL("./workers/rel-maintainer.worker.ts", import.meta.url), { type: "module" });
+}
+
+function ask(worker: Worker, req: MaintainerRequest, until: (m: MaintainerMessage) => boolean) {
+  return request(worker, req as never, until) as Promise<MaintainerMessage>;
+}
+
+async function seeded(batches: number) {
+  const name = `mw${ulid()}`;
+  const ns = await Rel.open({ storage: browserStorage({ name, persist: false }) });
+  await ns.push();
+  for (let b = 0; b < batches; b++) await ns.batches.append(batchRows("seed", b, 10));
+  return { name, ns };
+}
+
+describe("maintenance across Workers", () => {
+  it("2 compactor Workers racing appends from 3 Workers: every row exactly once", async () => {
+    const { name, ns } = await seeded(4);
+    const writers = [0, 1, 2].map(() => startWriter());
+    const compactors = [0, 1].map(() => startMaintainer());
+    try {
+      const [results] = await Promise.all([
+        Promise.all(
+          compactors.map((c) => ask(c, { cmd: "compact", name, rounds: 15 }, (m) => m.done === true)),
+        ),
+        ...writers.map((w, i) =>
+          request(w, { cmd: "append", name, writer: `w${i}`, batches: 15, rows: 10 }, (m) => m.done === true),
+        ),
+      ]);
+      expect(results.reduce((n, r) => n + (r.compactions ?? 0), 0)).toBeGreaterThan(0);
+    } finally {
+      for (const w of [...writers, ...compactors]) w.terminate();
+    }
+    const rows = await ns.batches.read();
+    const perBatch = batchesOf(rows);
+    expect(perBatch.size).toBe(4 + 3 * 15);
+    expect([...perBatch.values()].every((n) => n === 10)).toBe(true);
+    const history = await ns.batches.history();
+    expect(history.filter((s) => s.operation === "append")).toHaveLength(49);
+    for (const s of history.filter((_, i) => i % 6 === 0))
+      expect((await ns.batches.read({ snapshotId: s.id })).numRows).toBe(s.totalRows);
+  });
+
+  it("a Worker terminated mid-compaction: the state before it; maintenance removes the orphan", async () => {
+    const { name, ns } = await seeded(5);
+    const before = (await ns.batches.history()).map((s) => s.id);
+    const worker = startMaintainer();
+    const held = await ask(worker, { cmd: "hold-compact", name }, (m) => m.written !== undefined);
+    worker.terminate();
+    expect((await ns.batches.history()).map((s) => s.id)).toEqual(before);
+    expect((await ns.batches.read()).numRows).toBe(50);
+    const files = () => ns.storage.files.list("data/").then((l) => l.map((f) => f.path));
+    expect(await files()).toContain(held.written);
+    const result = await ns.maintain({ graceMs: 0, orphanAgeMs: 0, compact: false, retain: false });
+    expect(result.filesDeleted).toBe(1);
+    expect(await files()).not.toContain(held.written);
+    expect((await ns.batches.compact()).filesRemoved).toBe(5);
+    expect((await ns.batches.read()).numRows).toBe(50);
+  });
+
+  it("background maintenance runs in one context at a time: a held Web Lock makes the others skip", async () => {
+    const { name, ns } = await seeded(4);
+    const lock = `avalanche-maintenance:${JSON.stringify(ns.storage.descriptor)}:*`;
+    const worker = startMaintainer();
+    try {
+      let release!: () => void;
+      const holding = new Promise<void>((r) => {
+        release = r;
+      });
+      const acquired = new Promise<void>((ready) => {
+        void navigator.locks.request(lock, async () => {
+          ready();
+          await holding;
+        });
+      });
+      await acquired;
+      expect(await ask(worker, { cmd: "run-once", name }, (m) => m.done === true)).toMatchObject({
+        ran: false,
+      });
+      expect(await ns.batches.history()).toHaveLength(4); // nothing was compacted
+      release();
+      expect(await ask(worker, { cmd: "run-once", name }, (m) => m.done === true)).toMatchObject({
+        ran: true,
+      });
+      expect((await ns.batches.currentSnapshot())!.operation).toBe("compact");
+    } finally {
+      worker.terminate();
+    }
+  });
+});

@@ -1,0 +1,53 @@
+// A module Worker that maintains `rel.batches` on a browser storage, for the maintenance tests: compaction
+// rounds racing other Workers' appends, a compaction held between writing its merged file and committing
+// (the page terminates it there), and one background-maintenance run under the storage's Web Lock.
+import { browserStorage, isAvaError, startMaintenance } from "../../../src/index.js";
+import { Rel } from "../../shared/rel.js";
+
+export type MaintainerRequest =
+  | { cmd: "compact"; name: string; rounds: number }
+  | { cmd: "hold-compact"; name: string }
+  | { cmd: "run-once"; name: string };
+
+self.onmessage = async (event: MessageEvent<MaintainerRequest>) => {
+  const req = event.data;
+  try {
+    const storage = browserStorage({ name: req.name, persist: false });
+    const ns = await Rel.open({ storage });
+    if (req.cmd === "hold-compact") {
+      const write = storage.files.write.bind(storage.files);
+      storage.files.write = async (path, bytes) => {
+        await write(path, bytes);
+        postMessage({ written: path });
+        await new Promise(() => {}); // never commits
+      };
+      await ns.batches.compact();
+      return;
+    }
+    if (req.cmd === "run-once") {
+      const runner = startMaintenance(storage, undefined, {
+        auto: true,
+        intervalMs: 3_600_000,
+        retain: false,
+      });
+      const result = await runner.runNow();
+      await runner.stop();
+      postMessage({ done: true, ran: result !== undefined });
+      return;
+    }
+    let compactions = 0;
+    let conflicts = 0;
+    for (let i = 0; i < req.rounds; i++) {
+      try {
+        if ((await ns.batches.compact({ minFiles: 2 })).snapshotId) compactions++;
+      } catch (err) {
+        if (!isAvaError(err, "COMMIT_CONFLICT")) throw err;
+        conflicts++;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    postMessage({ done: true, compactions, conflicts });
+  } catch (err) {
+    postMessage({ error: `${(err as Error).name}: ${(err as Error).message}` });
+  }
+};
