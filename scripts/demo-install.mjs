@@ -9,16 +9,26 @@ import { withBuildLock } from "./build-lock.mjs";
 const repo = new URL("..", import.meta.url).pathname;
 const demo = join(repo, "demo");
 const pack = join(demo, ".pack");
-const npm = (cwd, args) => execFileSync("npm", args, { cwd, stdio: ["ignore", "pipe", "inherit"] }).toString();
+const npm = (cwd, args) =>
+  execFileSync("npm", args, { cwd, stdio: ["ignore", "pipe", "inherit"] }).toString();
 
 await withBuildLock(repo, async () => {
   npm(repo, ["run", "build", "--silent"]);
   await rm(pack, { recursive: true, force: true });
   await mkdir(pack, { recursive: true });
-  const [{ filename }] = JSON.parse(npm(repo, ["pack", "--ignore-scripts", "--json", "--pack-destination", pack]));
+  const [{ filename }] = JSON.parse(
+    npm(repo, ["pack", "--ignore-scripts", "--json", "--pack-destination", pack]),
+  );
   await rename(join(pack, filename), join(pack, "avalanche-web.tgz"));
 });
 // The tarball's name never changes, so drop what npm and Vite remember of the previous one.
 for (const stale of ["node_modules/avalanche-web", "node_modules/.package-lock.json", "node_modules/.vite"])
   await rm(join(demo, stale), { recursive: true, force: true });
-npm(demo, ["install", "--no-package-lock", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"]);
+npm(demo, [
+  "install",
+  "--no-package-lock",
+  "--prefer-offline",
+  "--no-audit",
+  "--no-fund",
+  "--loglevel=error",
+]);

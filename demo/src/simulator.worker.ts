@@ -65,10 +65,10 @@ async function start(storageName: string, hz: number, flushMs: number): Promise<
   }, flushMs);
 }
 
-onmessage = (e: MessageEvent<SimulatorCommand>) => {
+addEventListener("message", (e: MessageEvent<SimulatorCommand>) => {
   if (e.data.type === "start" && timer === undefined) void start(e.data.storage, e.data.hz, e.data.flushMs);
   if (e.data.type === "stop" && timer !== undefined) {
     clearInterval(timer);
     timer = undefined;
   }
-};
+});

@@ -47,7 +47,10 @@ export class TimeTravel {
 
   pick(index: number): void {
     const snap = this.#history[index];
-    if (!snap || index === this.#history.length - 1) return this.latest();
+    if (!snap || index === this.#history.length - 1) {
+      this.latest();
+      return;
+    }
     this.#pinned = snap;
     this.#slider.value = String(index);
     this.#label.textContent = `snapshot #${snap.sequenceNumber} of ${this.#history.length} · ${new Date(snap.timestampMs).toLocaleTimeString()} · ${snap.totalRows.toLocaleString()} rows`;

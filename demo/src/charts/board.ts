@@ -41,7 +41,9 @@ export class Board {
       reset: () => this.follow(),
     };
     this.panels = PANELS.map((spec) => new Panel(spec, grid, width, events));
-    addEventListener("resize", () => this.panels.forEach((p) => p.resize(this.#panelWidth(root))));
+    addEventListener("resize", () => {
+      for (const p of this.panels) p.resize(this.#panelWidth(root));
+    });
     this.#tail();
   }
 

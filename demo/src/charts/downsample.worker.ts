@@ -23,7 +23,10 @@ const namespaces = new Map<string, ReturnType<typeof Telemetry.open>>();
 
 function namespace(name: string) {
   let ns = namespaces.get(name);
-  if (!ns) namespaces.set(name, (ns = Telemetry.open({ storage: openStorage(name) })));
+  if (!ns) {
+    ns = Telemetry.open({ storage: openStorage(name) });
+    namespaces.set(name, ns);
+  }
   return ns;
 }
 
@@ -80,9 +83,9 @@ async function downsample(req: DownsampleRequest): Promise<DownsampleReply> {
   return { id: req.id, ...buckets.result(), ms: performance.now() - started };
 }
 
-onmessage = (e: MessageEvent<DownsampleRequest>) => {
+addEventListener("message", (e: MessageEvent<DownsampleRequest>) => {
   downsample(e.data).then(
     (reply) => postMessage(reply),
     (err) => postMessage({ id: e.data.id, error: String(err?.message ?? err), code: err?.code }),
   );
-};
+});
