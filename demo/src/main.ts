@@ -2,6 +2,7 @@
 // each tab. Everything below reads and writes the same `browserStorage` by name, from the page and Workers.
 import { Board } from "./charts/board.js";
 import { openStorage, storageName, Telemetry } from "./namespace.js";
+import { SqlConsole } from "./sql/console.js";
 import { startSimulator } from "./simulator.js";
 import { showNetwork, showStorage } from "./storage-info.js";
 import { tabs } from "./tabs.js";
@@ -37,9 +38,10 @@ void board.refresh();
 const simulator = startSimulator(document.getElementById("sim")!, name, params.get("sim") !== "off");
 showNetwork(document.getElementById("net")!);
 void showStorage(document.getElementById("storage-info")!, storage);
-tabs({});
+const sql = new SqlConsole(document.getElementById("tab-sql")!, ns, () => timeTravel.snapshot);
+tabs({ sql: () => void sql.run() });
 
-const demo = { ns, storage, board, timeTravel, simulator };
+const demo = { ns, storage, board, timeTravel, simulator, sql };
 declare global {
   interface Window {
     demo: typeof demo;

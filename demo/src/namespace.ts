@@ -29,3 +29,6 @@ export function storageName(search = globalThis.location?.search ?? ""): string 
 export function openStorage(name: string): ava.BrowserStorage {
   return ava.browserStorage({ name });
 }
+
+/** The opened namespace: `ns.points`, `ns.rollups`, `ns.storage`. */
+export type TelemetryNamespace = Awaited<ReturnType<typeof Telemetry.open>>;
