@@ -1,5 +1,6 @@
 // The dashboard's entry: opens the browser storage, starts the simulator Worker, draws the charts, and wires
 // each tab. Everything below reads and writes the same `browserStorage` by name, from the page and Workers.
+import { AvroView } from "./avro/view.js";
 import { Board } from "./charts/board.js";
 import { openStorage, storageName, Telemetry } from "./namespace.js";
 import { SqlConsole } from "./sql/console.js";
@@ -40,8 +41,9 @@ showNetwork(document.getElementById("net")!);
 void showStorage(document.getElementById("storage-info")!, storage);
 const sql = new SqlConsole(document.getElementById("tab-sql")!, ns, () => timeTravel.snapshot);
 tabs({ sql: () => void sql.run() });
+const avro = new AvroView(document.getElementById("tab-data")!, ns, name, board);
 
-const demo = { ns, storage, board, timeTravel, simulator, sql };
+const demo = { ns, storage, board, timeTravel, simulator, sql, avro };
 declare global {
   interface Window {
     demo: typeof demo;
