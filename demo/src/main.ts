@@ -3,6 +3,7 @@
 import { AvroView } from "./avro/view.js";
 import { Board } from "./charts/board.js";
 import { openStorage, storageName, Telemetry } from "./namespace.js";
+import { RunsView } from "./workflows/runs-view.js";
 import { SqlConsole } from "./sql/console.js";
 import { startSimulator } from "./simulator.js";
 import { showNetwork, showStorage } from "./storage-info.js";
@@ -40,10 +41,11 @@ const simulator = startSimulator(document.getElementById("sim")!, name, params.g
 showNetwork(document.getElementById("net")!);
 void showStorage(document.getElementById("storage-info")!, storage);
 const sql = new SqlConsole(document.getElementById("tab-sql")!, ns, () => timeTravel.snapshot);
-tabs({ sql: () => void sql.run() });
+const runs = new RunsView(document.getElementById("tab-workflows")!, ns);
+tabs({ sql: () => void sql.run(), workflows: () => void runs.refresh() });
 const avro = new AvroView(document.getElementById("tab-data")!, ns, name, board);
 
-const demo = { ns, storage, board, timeTravel, simulator, sql, avro };
+const demo = { ns, storage, board, timeTravel, simulator, sql, avro, runs };
 declare global {
   interface Window {
     demo: typeof demo;
