@@ -45,7 +45,10 @@ export function renderDag(
 ): void {
   const depth = depths(nodes);
   const columns: DagNode[][] = [];
-  for (const n of nodes) (columns[depth.get(n.slug)!] ??= []).push(n);
+  for (const n of nodes) {
+    const d = depth.get(n.slug)!;
+    columns[d] = [...(columns[d] ?? []), n];
+  }
   root.innerHTML = "";
   root.className = "dag";
   columns.forEach((column, i) => {
