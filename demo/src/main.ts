@@ -6,6 +6,7 @@ import { openStorage, storageName, Telemetry } from "./namespace.js";
 import { RunsView } from "./workflows/runs-view.js";
 import { SqlConsole } from "./sql/console.js";
 import { startSimulator } from "./simulator.js";
+import { registerOffline } from "./offline.js";
 import { showNetwork, showStorage } from "./storage-info.js";
 import { tabs } from "./tabs.js";
 import { TimeTravel } from "./time-travel.js";
@@ -39,6 +40,7 @@ void board.refresh();
 
 const simulator = startSimulator(document.getElementById("sim")!, name, params.get("sim") !== "off");
 showNetwork(document.getElementById("net")!);
+void registerOffline(document.getElementById("offline-status")!);
 void showStorage(document.getElementById("storage-info")!, storage);
 const sql = new SqlConsole(document.getElementById("tab-sql")!, ns, () => timeTravel.snapshot);
 const runs = new RunsView(document.getElementById("tab-workflows")!, ns);
