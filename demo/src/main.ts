@@ -26,7 +26,7 @@ const timeTravel = new TimeTravel(document.getElementById("time-travel")!, ns.po
 let historyDue = false;
 ns.points.subscribe(() => {
   if (board.view.live) void board.refresh();
-  // history is re-read at most once a second: the simulator commits twice a second
+  // history is re-read at most once a second (the simulator commits once a second)
   if (!historyDue) {
     historyDue = true;
     setTimeout(() => {

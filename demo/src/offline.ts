@@ -1,7 +1,8 @@
 // Registers the service worker (production builds only: the dev server's modules are not a fixed list) and
 // says when the app is ready to work offline.
 export async function registerOffline(status: HTMLElement): Promise<void> {
-  if (!import.meta.env.PROD || !("serviceWorker" in navigator)) {
+  // MODE, not PROD: PROD follows NODE_ENV, which a test runner may have set to "test" for the build
+  if (import.meta.env.MODE !== "production" || !("serviceWorker" in navigator)) {
     status.textContent = "dev server: no service worker";
     return;
   }

@@ -11,7 +11,7 @@ export function startSimulator(root: HTMLElement, storage: string, autostart: bo
   const send = (c: SimulatorCommand) => worker.postMessage(c);
   const set = (on: boolean) => {
     running = on;
-    send(on ? { type: "start", storage, hz: 100, flushMs: 500 } : { type: "stop" });
+    send(on ? { type: "start", storage, hz: 100, flushMs: 1000 } : { type: "stop" });
     button.textContent = on ? "Stop simulator" : "Start simulator";
     if (!on) status.textContent = "simulator stopped";
   };

@@ -1,5 +1,5 @@
 // The simulated rig: 11 channels at 100 Hz. Like a real device it writes Avro stream batches; every flush
-// (500 ms of samples) is appended to the raw table as one snapshot, from this Worker, so the page's thread
+// (1 s of samples) is appended to the raw table as one snapshot, from this Worker, so the page's thread
 // never encodes or writes telemetry.
 import * as ava from "avalanche-web";
 import { CHANNELS, sample } from "./channels.js";

@@ -6,7 +6,7 @@ import * as ava from "avalanche-web";
 import type * as A from "apache-arrow";
 import { Telemetry } from "../namespace.js";
 
-/** At most this many raw snapshots (500 ms of samples each) per run and consumer. */
+/** At most this many raw snapshots (1 s of samples each) per run and consumer. */
 export const MAX_SNAPSHOTS = 600;
 export const GROUPS = {
   engine: ["engine.rpm", "engine.temp", "oil.temp", "battery.voltage"],
