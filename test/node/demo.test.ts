@@ -103,7 +103,6 @@ describe(
       await run("npm", ["run", "demo:build", "--silent"], {
         cwd: REPO,
         maxBuffer: 64 * 1024 * 1024,
-        env: { ...process.env, NODE_ENV: "production" }, // vitest sets "test"
       });
       origin = await preview();
       browser = await chromium.launch({
