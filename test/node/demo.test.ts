@@ -136,7 +136,7 @@ describe(
         expect(p.x).toBeGreaterThan(10);
         for (const n of p.drawn) expect(n).toBeGreaterThan(10); // every series of every panel has points
       }
-      for (const ink of await inkPerPanel()) expect(ink).toBeGreaterThan(200);
+      for (const ink of await inkPerPanel()) expect(ink).toBeGreaterThan(50); // a drawn line, even a flat one
       // min/max per pixel: never more than two points per pixel column, however many were read
       const { x, points } = await page.evaluate(() => ({
         x: window.demo.board.last!.x.length,
