@@ -1,4 +1,8 @@
-// The demo's whole Vite config: nothing avalanche-specific (no polyfills, no plugins), by design.
+// The demo's whole Vite config: nothing avalanche-specific (no plugins, aliases or polyfills), by design.
+// avalanche-web comes from node_modules (the packed tarball), so its wasm and worker URLs resolve as in any app.
 import { defineConfig } from "vite";
 
-export default defineConfig({ root: import.meta.dirname, build: { outDir: "dist", emptyOutDir: true } });
+export default defineConfig({
+  build: { outDir: "dist", emptyOutDir: true, target: "es2022" },
+  worker: { format: "es" },
+});

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { type Browser, chromium } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withBuildLock } from "../../scripts/build-lock.mjs";
 import { CHROMIUM_ARGS, chromiumPath } from "../../scripts/chromium-path.mjs";
 
 const run = promisify(execFile);
@@ -145,10 +146,13 @@ function expectAppWorked([first, second]: unknown[], legacy: unknown): void {
 describe("the packed package in a fresh app", () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "ava-consumer-"));
-    await sh(REPO, "npm", ["run", "build", "--silent"]);
-    const packed = JSON.parse(
-      await sh(REPO, "npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir]),
-    ) as { filename: string }[];
+    // under the build lock: the demo test builds and packs this checkout too, maybe at the same time
+    const packed = await withBuildLock(REPO, async () => {
+      await sh(REPO, "npm", ["run", "build", "--silent"]);
+      return JSON.parse(
+        await sh(REPO, "npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir]),
+      ) as { filename: string }[];
+    });
     app = join(dir, "app");
     await cp(FIXTURE, app, { recursive: true, filter: (src) => !/node_modules|[/\\]dist$/.test(src) });
     const manifest = join(app, "package.json");

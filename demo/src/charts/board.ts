@@ -1,0 +1,123 @@
+// The chart board: the panels, one shared time window, and the live tail. Live, the window follows the
+// clock every animation frame (a scale change, no new data), and data is re-read when the raw table commits;
+// zoomed, panned or at a past snapshot, it is re-read for exactly the window shown. Every read goes to the
+// chart Worker, which returns min/max per pixel.
+import { DownsampleClient, type Answer } from "./downsample-client.js";
+import { Panel } from "./panel.js";
+import { PANELS } from "./panels.js";
+
+export interface BoardView {
+  live: boolean;
+  /** The window, epoch ms (t1 follows the clock while live). */
+  t0: number;
+  t1: number;
+  /** Time travel: read the raw table as of this snapshot. */
+  snapshotId?: string;
+}
+
+export class Board {
+  readonly panels: Panel[];
+  readonly #client = new DownsampleClient();
+  readonly #storage: string;
+  readonly #status: HTMLElement;
+  #view: BoardView;
+  #frame = 0;
+  /** What the last read drew (tests and the status line read it). */
+  last: Answer | undefined;
+
+  constructor(root: HTMLElement, storage: string, spanMs = 30_000) {
+    this.#storage = storage;
+    this.#status = document.createElement("p");
+    this.#status.className = "board-status";
+    root.append(this.#status);
+    const grid = document.createElement("div");
+    grid.className = "panels";
+    root.append(grid);
+    const now = Date.now();
+    this.#view = { live: true, t0: now - spanMs, t1: now };
+    const width = this.#panelWidth(root);
+    const events = {
+      zoom: (t0: number, t1: number) => this.show({ live: false, t0, t1, ...this.#at() }),
+      reset: () => this.follow(),
+    };
+    this.panels = PANELS.map((spec) => new Panel(spec, grid, width, events));
+    addEventListener("resize", () => {
+      for (const p of this.panels) p.resize(this.#panelWidth(root));
+    });
+    this.#tail();
+  }
+
+  get view(): BoardView {
+    return { ...this.#view };
+  }
+
+  #at(): { snapshotId?: string } {
+    return this.#view.snapshotId ? { snapshotId: this.#view.snapshotId } : {};
+  }
+
+  #panelWidth(root: HTMLElement): number {
+    return Math.max(320, Math.min(root.clientWidth || 900, 1400) - 20);
+  }
+
+  /** Back to the live tail over the current span, at the newest snapshot. */
+  follow(): void {
+    const span = this.#view.t1 - this.#view.t0;
+    const now = Date.now();
+    this.show({ live: true, t0: now - span, t1: now });
+  }
+
+  /** Shows a window (and snapshot), reading its data. */
+  show(view: BoardView): void {
+    this.#view = { ...view };
+    for (const p of this.panels) p.setWindow(view.t0, view.t1);
+    void this.refresh();
+  }
+
+  /** Re-reads the current window: on a commit while live, or after a change of window. */
+  async refresh(): Promise<void> {
+    const v = this.#view;
+    const width = this.panels[0]?.plot.bbox.width ?? 800;
+    // a live read covers a little past now, so points landing before the next commit still fit
+    const t1 = v.live ? Date.now() + 2_000 : v.t1;
+    try {
+      const answer = await this.#client.request({
+        storage: this.#storage,
+        series: this.panels.flatMap((p) => p.spec.series),
+        t0: v.t0,
+        t1,
+        width: Math.max(100, Math.round(width / devicePixelRatio)),
+        ...this.#at(),
+      });
+      if (!answer) return; // superseded
+      this.last = answer;
+      let at = 0;
+      for (const p of this.panels) {
+        p.setData(answer.x, answer.ys.slice(at, at + p.spec.series.length));
+        at += p.spec.series.length;
+        p.setWindow(this.#view.t0, this.#view.t1);
+      }
+      const where = v.snapshotId ? `snapshot ${v.snapshotId.slice(0, 10)}…` : v.live ? "live" : "zoomed";
+      this.#status.textContent = `${where} · ${answer.points.toLocaleString()} points read → ${answer.x.length} per series · ${answer.ms.toFixed(0)} ms in the chart Worker`;
+    } catch (err) {
+      this.#status.textContent = `chart read failed: ${(err as Error).message}`;
+    }
+  }
+
+  /** Live: slide the window with the clock each frame (uPlot redraws only the scale change). */
+  #tail(): void {
+    const step = () => {
+      if (this.#view.live && !document.hidden) {
+        const span = this.#view.t1 - this.#view.t0;
+        this.#view.t1 = Date.now();
+        this.#view.t0 = this.#view.t1 - span;
+        for (const p of this.panels) p.setWindow(this.#view.t0, this.#view.t1);
+      }
+      this.#frame = requestAnimationFrame(step);
+    };
+    this.#frame = requestAnimationFrame(step);
+  }
+
+  stop(): void {
+    cancelAnimationFrame(this.#frame);
+  }
+}

@@ -1,0 +1,57 @@
+// The dashboard's entry: opens the browser storage, starts the simulator Worker, draws the charts, and wires
+// each tab. Everything below reads and writes the same `browserStorage` by name, from the page and Workers.
+import { AvroView } from "./avro/view.js";
+import { Board } from "./charts/board.js";
+import { openStorage, storageName, Telemetry } from "./namespace.js";
+import { RunsView } from "./workflows/runs-view.js";
+import { SqlConsole } from "./sql/console.js";
+import { startSimulator } from "./simulator.js";
+import { registerOffline } from "./offline.js";
+import { showNetwork, showStorage } from "./storage-info.js";
+import { tabs } from "./tabs.js";
+import { TimeTravel } from "./time-travel.js";
+
+const params = new URLSearchParams(location.search);
+const name = storageName();
+const storage = openStorage(name);
+const ns = await Telemetry.open({ storage });
+await ns.push();
+
+const board = new Board(document.getElementById("tab-charts")!, name);
+const timeTravel = new TimeTravel(document.getElementById("time-travel")!, ns.points, (snap) => {
+  const span = board.view.t1 - board.view.t0;
+  if (!snap) board.follow();
+  else board.show({ live: false, t0: snap.timestampMs - span, t1: snap.timestampMs, snapshotId: snap.id });
+});
+let historyDue = false;
+ns.points.subscribe(() => {
+  if (board.view.live) void board.refresh();
+  // history is re-read at most once a second (the simulator commits once a second)
+  if (!historyDue) {
+    historyDue = true;
+    setTimeout(() => {
+      historyDue = false;
+      void timeTravel.reload();
+    }, 1_000);
+  }
+});
+await timeTravel.reload();
+void board.refresh();
+
+const simulator = startSimulator(document.getElementById("sim")!, name, params.get("sim") !== "off");
+showNetwork(document.getElementById("net")!);
+void registerOffline(document.getElementById("offline-status")!);
+void showStorage(document.getElementById("storage-info")!, storage);
+const sql = new SqlConsole(document.getElementById("tab-sql")!, ns, () => timeTravel.snapshot);
+const runs = new RunsView(document.getElementById("tab-workflows")!, ns);
+tabs({ sql: () => void sql.run(), workflows: () => void runs.refresh() });
+const avro = new AvroView(document.getElementById("tab-data")!, ns, name, board);
+
+const demo = { ns, storage, board, timeTravel, simulator, sql, avro, runs };
+declare global {
+  interface Window {
+    demo: typeof demo;
+  }
+}
+window.demo = demo;
+document.getElementById("boot")!.remove();

@@ -1,0 +1,1 @@
+export function withBuildLock<T>(repo: string, fn: () => Promise<T>): Promise<T>;
