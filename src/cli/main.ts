@@ -5,7 +5,7 @@
 import { isAvaError } from "../errors.js";
 import { avroCommand } from "./avro-commands.js";
 import { rootOf } from "./common.js";
-import { vacuumCommand } from "./maintenance-commands.js";
+import { compactCommand, maintainCommand, vacuumCommand } from "./maintenance-commands.js";
 import { runCommand, runsCommand } from "./runs-commands.js";
 import { serveCommand } from "./serve-command.js";
 import { sqlCommand } from "./sql-command.js";
@@ -32,7 +32,8 @@ const COMMANDS: Record<string, Command> = {
   rerun: (args, { root, out }) => runCommand(root, "rerun", args, out),
   vacuum: (args, { root, out }) => vacuumCommand(root, args, out),
   serve: (args, { root, out, err }) => serveCommand(root, args, out, err),
-  // ---- storage maintenance (issue 14): `maintain` and `compact` are wired here at merge ----
+  maintain: (args, { root, out }) => maintainCommand(root, args, out),
+  compact: (args, { root, out }) => compactCommand(root, args, out),
 };
 
 /** `--root DIR` / `--root=DIR` may stand anywhere on the line; the rest goes to the command. */

@@ -59,6 +59,15 @@ ${EXIT_CODES}
   (run and rerun exit 1 when the run fails or is cancelled)`;
 
 export const MAINTENANCE_HELP = `usage:
+  avalanche-web maintain [--namespace NS] [--grace-ms MS] [--retain-ms MS] [--min-snapshots N]
+                         [--no-compact] [--no-expire] [--json]
+                                                 flushes inlined appends, compacts small files, expires
+                                                 snapshots older than --retain-ms (5 days) keeping the newest
+                                                 --min-snapshots (1), deletes files unreferenced for
+                                                 --grace-ms (1 hour), cleans up the catalog log
+  avalanche-web compact NS.TABLE [--target-bytes N] [--min-files 2] [--json]
+                                                 merges runs of small files into files near --target-bytes
+                                                 (16 MiB); old files stay until their snapshots expire
   avalanche-web vacuum [--older-than-ms MS] [--namespace NS] [--json]
                                                  removes data files no snapshot references (older than one
                                                  hour by default) and the catalog's own leftovers
@@ -87,6 +96,8 @@ usage:
   avalanche-web runs [ls|show] ...                  recorded workflow runs (runs --help)
   avalanche-web run MODULE#WORKFLOW [--input JSON]  runs a workflow
   avalanche-web rerun RUN_ID --module MODULE --start SLUG [--lazy]
+  avalanche-web maintain                            flush, compact, expire snapshots, delete old files
+  avalanche-web compact NS.TABLE                    merges a table's small files (compact --help)
   avalanche-web vacuum                              removes orphaned files (vacuum --help)
   avalanche-web serve                               the HTTP server: REST, SQL, webhooks, schedules (serve --help)
 ${AVRO_HELP.replace(`\n\n${EXIT_CODES}`, "").replace("usage:\n", "")}

@@ -1,5 +1,5 @@
-// The operator commands of `avalanche-web` (tables, sql, runs, run, rerun, vacuum), each run as a user would:
-// a separate Node process on a real storage folder.
+// The operator commands of `avalanche-web` (tables, sql, runs, run, rerun, compact, maintain, vacuum), each
+// run as a user would: a separate Node process on a real storage folder.
 import { spawnSync } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -280,11 +280,42 @@ describe("avalanche-web vacuum", () => {
   }, 240_000); // each command is a process starting tsx
 });
 
+describe("avalanche-web compact and maintain", () => {
+  it("compact merges the table's small files; maintain then expires the old snapshots and deletes their files", () => {
+    // Earlier tests' runs appended too: the counts are taken from the table as it is now.
+    const before = json(["tables", "show", "ops.readings"]);
+    expect(before.files).toBeGreaterThanOrEqual(2);
+    const compacted = json(["compact", "ops.readings"]);
+    expect(compacted).toMatchObject({ filesRemoved: before.files, filesAdded: 1, filesAfter: 1 });
+    const done = json(["maintain", "--retain-ms", "0", "--grace-ms", "0"]);
+    // Every append expires (the compaction's snapshot is the newest, kept), and the files only they read go.
+    expect(done).toMatchObject({ snapshotsExpired: before.snapshots, filesDeleted: before.files });
+    expect(json(["tables", "show", "ops.readings"])).toMatchObject({
+      snapshots: 1,
+      rows: before.rows,
+      files: 1,
+    });
+    expect(cli(["compact", "ops.nosuch"]).stderr).toMatch(/^avalanche-web: .*ops\.nosuch.*\n$/);
+    expect(cli(["maintain", "--min-snapshots", "0"]).status).toBe(2);
+  }, 240_000); // each command is a process starting tsx
+});
+
 describe("avalanche-web help", () => {
   it("lists every command group and the exit codes on stdout", () => {
     const r = cli(["--help"]);
     expect(r.status).toBe(0);
-    for (const g of ["tables", "sql", "runs", "run MODULE#WORKFLOW", "rerun", "vacuum", "serve", "avro cat"])
+    for (const g of [
+      "tables",
+      "sql",
+      "runs",
+      "run MODULE#WORKFLOW",
+      "rerun",
+      "maintain",
+      "compact NS.TABLE",
+      "vacuum",
+      "serve",
+      "avro cat",
+    ])
       expect(r.stdout).toContain(`avalanche-web ${g}`);
     expect(r.stdout).toMatch(/2 {2}wrong arguments/);
   }, 240_000); // each command is a process starting tsx
