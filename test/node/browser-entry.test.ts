@@ -1,4 +1,5 @@
-// Bundles an entry for the browser with Vite and records every Node built-in the bundle reaches.
+// Bundles an entry for the browser with Vite and records every Node built-in the bundle reaches. (The demo's
+// own build, with its plain Vite config on the packed package, is tested in demo.test.ts.)
 import { builtinModules } from "node:module";
 import { expect, it } from "vitest";
 import { build, type Plugin } from "vite";
@@ -17,6 +18,8 @@ async function nodeImportsReachedFrom(entry: string, alsoRefuse: RegExp = /^$/):
         alsoRefuse.test(id)
       ) {
         reached.push(`${id} (from ${importer ?? "entry"})`);
+        // Recorded, and left out of the bundle: a native addon (DuckDB's) cannot be bundled at all.
+        return { id, external: true };
       }
       return null;
     },
@@ -43,17 +46,7 @@ it("avalanche-web/sql in the browser (src/sql.ts) reaches no node:* import and n
 });
 
 it("the detector does see Node imports (control: src/node.ts reaches several)", async () => {
-  const reached = await nodeImportsReachedFrom("src/node.ts");
+  const reached = await nodeImportsReachedFrom("src/node.ts", /@duckdb\/node-api/);
   expect(reached.some((r) => r.startsWith("node:fs/promises"))).toBe(true);
-});
-
-it("the demo builds with its own plain Vite config (no polyfills, no plugins)", async () => {
-  const result = await build({
-    configFile: "demo/vite.config.ts",
-    logLevel: "silent",
-    build: { write: false },
-  });
-  const outputs = (Array.isArray(result) ? result : [result]).flatMap((r) => ("output" in r ? r.output : []));
-  expect(outputs.some((o) => o.fileName.endsWith(".wasm"))).toBe(true); // parquet-wasm shipped as an asset
-  expect(outputs.some((o) => o.fileName.endsWith(".html"))).toBe(true);
+  expect(reached.some((r) => r.startsWith("@duckdb/node-api"))).toBe(true);
 });

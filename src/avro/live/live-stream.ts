@@ -419,8 +419,11 @@ export class LiveStream extends EventTarget {
     for (;;) {
       if (this.#stopped)
         throw new AvaError("CANCELLED", "the live stream was aborted before its batches were sent");
+      // Only batches stored before the read can be judged by it: one stored while it ran is missing from
+      // what it returns without having been sent.
+      const stored = [...this.#mine];
       const held = new Set((await this.#outbox.state()).batches.map((b) => b.id));
-      for (const id of this.#mine) if (!held.has(id)) this.#mine.delete(id);
+      for (const id of stored) if (!held.has(id)) this.#mine.delete(id);
       if (this.#waiting.length === 0 && this.#mine.size === 0) return;
       await this.#nextChange();
     }
