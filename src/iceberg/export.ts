@@ -1,0 +1,336 @@
+// exportIceberg(): brings a table's Iceberg metadata (next to its data, under data/<ns>/<table>/metadata/)
+// up to the catalog's current state. It is incremental — snapshots already described keep their manifest
+// lists, and only newer ones get files — so it serves both as the one-off export of any table and as the
+// per-commit step of tables declared with `iceberg: true`. The catalog stays the truth: the metadata is a
+// view of it that can always be rebuilt, so a failed or skipped export is made good by the next one.
+//
+// Commit protocol, as Iceberg's file-system tables do it: manifests and manifest list first, then
+// `v<N+1>.metadata.json` created exclusively (the FileStore's write-once is the atomic step: of two writers
+// racing for N+1 one wins, the other re-reads and takes N+2), then `version-hint.text`.
+import { AvaError } from "../errors.js";
+import type { DataFile, Snapshot } from "../storage/catalog/model.js";
+import type { TableState } from "../storage/catalog/state.js";
+import { clockOf, type Storage } from "../storage/types.js";
+import { dataFileParquet } from "../table/inline-data.js";
+import { readAvroFile } from "./avro-file.js";
+import { type IcebergOptions, locator } from "./location.js";
+import { ADDED, DELETED, EXISTING, type ManifestFile } from "./manifest-schemas.js";
+import {
+  type ManifestEntry,
+  type ParquetFile,
+  type SnapshotFiles,
+  writeManifest,
+  writeManifestList,
+} from "./manifests.js";
+import { icebergSchemas } from "./schema.js";
+import {
+  type IcebergSnapshot,
+  snapshotSummary,
+  type TableMetadata,
+  tableMetadata,
+} from "./table-metadata.js";
+
+export type { IcebergOptions } from "./location.js";
+
+export interface IcebergExport {
+  /** The table's current metadata file, as a path in the storage's FileStore. */
+  metadataPath: string;
+  /** Its version N (`vN.metadata.json`). */
+  version: number;
+  /** How many snapshots got manifests in this call (0: the metadata was already current). */
+  snapshotsWritten: number;
+}
+
+/** The table's metadata folder in the FileStore. */
+export function icebergFolder(namespace: string, table: string): string {
+  return `data/${namespace}/${table}/metadata`;
+}
+
+const METADATA_FILE = /^v(\d+)\.metadata\.json$/;
+
+/** The newest metadata this process wrote or read, per storage and table: a commit then reads nothing back. */
+interface Known {
+  version: number;
+  metadata: TableMetadata;
+  /** Manifest lists by snapshot id, once read or written. */
+  lists: Map<number, ManifestFile[]>;
+}
+
+const known = new WeakMap<Storage, Map<string, Known>>();
+const queues = new WeakMap<Storage, Map<string, Promise<unknown>>>();
+
+function knownOf(storage: Storage): Map<string, Known> {
+  let m = known.get(storage);
+  if (!m) {
+    m = new Map();
+    known.set(storage, m);
+  }
+  return m;
+}
+
+/**
+ * Writes (or brings up to date) the Iceberg v2 metadata of `namespace.table`. NOT_FOUND for a table the
+ * catalog does not have; UNSUPPORTED_TYPE for a column Iceberg v2 cannot describe.
+ */
+export function exportIceberg(
+  storage: Storage,
+  namespace: string,
+  table: string,
+  options: IcebergOptions = {},
+): Promise<IcebergExport> {
+  // One export per table at a time in this process: concurrent commits would otherwise race for the same
+  // version only to re-read and redo the loser's work.
+  let q = queues.get(storage);
+  if (!q) {
+    q = new Map();
+    queues.set(storage, q);
+  }
+  const key = `${namespace}.${table}`;
+  const run = (q.get(key) ?? Promise.resolve()).then(
+    () => exportWithRetry(storage, namespace, table, options),
+    () => exportWithRetry(storage, namespace, table, options),
+  );
+  q.set(key, run);
+  void run
+    .finally(() => {
+      if (q.get(key) === run) q.delete(key);
+    })
+    .catch(() => {});
+  return run;
+}
+
+async function exportWithRetry(
+  storage: Storage,
+  namespace: string,
+  table: string,
+  options: IcebergOptions,
+): Promise<IcebergExport> {
+  const key = `${namespace}.${table}`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await exportOnce(storage, namespace, table, options);
+    } catch (err) {
+      knownOf(storage).delete(key); // whatever happened, re-read the metadata next time
+      if (!(err instanceof LostRace) || attempt >= 4) throw err instanceof LostRace ? err.cause : err;
+    }
+  }
+}
+
+/** Another writer created the metadata version this export meant to write. */
+class LostRace extends Error {}
+
+async function loadKnown(storage: Storage, folder: string): Promise<Known | undefined> {
+  let newest = 0;
+  for (const f of await storage.files.list(`${folder}/`)) {
+    const m = METADATA_FILE.exec(f.path.slice(folder.length + 1));
+    if (m) newest = Math.max(newest, Number(m[1]));
+  }
+  if (newest === 0) return undefined;
+  const text = new TextDecoder().decode(await storage.files.read(`${folder}/v${newest}.metadata.json`));
+  return { version: newest, metadata: JSON.parse(text) as TableMetadata, lists: new Map() };
+}
+
+async function exportOnce(
+  storage: Storage,
+  namespace: string,
+  table: string,
+  options: IcebergOptions,
+): Promise<IcebergExport> {
+  const key = `${namespace}.${table}`;
+  const entry = (await storage.catalog.current()).tables[key];
+  if (!entry) throw new AvaError("NOT_FOUND", `cannot export Iceberg metadata: table ${key} does not exist`);
+  const folder = icebergFolder(namespace, table);
+  const uri = locator(storage.files, options, key);
+  const schemas = icebergSchemas(entry, `table ${key}`);
+  const prev = knownOf(storage).get(key) ?? (await loadKnown(storage, folder));
+  // Metadata left by a dropped table of the same name describes other snapshots: only its numbering goes on.
+  const usable = prev?.metadata["table-uuid"] === entry.uuid ? prev : undefined;
+  const kept = entry.history.snapshots;
+  const described = new Map<number, IcebergSnapshot>();
+  for (const s of usable?.metadata.snapshots ?? []) described.set(s["snapshot-id"], s);
+  const isDescribed = (s: Snapshot) =>
+    described.get(s.sequenceNumber)?.summary["avalanche.snapshot-id"] === s.id;
+  if (
+    usable &&
+    usable.metadata.snapshots.length === kept.length &&
+    kept.every(isDescribed) &&
+    usable.metadata["current-schema-id"] === schemas.currentSchemaId &&
+    usable.metadata.location === uri(`data/${namespace}/${table}`)
+  )
+    return {
+      metadataPath: `${folder}/v${usable.version}.metadata.json`,
+      version: usable.version,
+      snapshotsWritten: 0,
+    };
+
+  const nowMs = clockOf(storage);
+  const ctx: SnapshotFiles = {
+    files: storage.files,
+    folder,
+    uri,
+    schema: schemas.schemas.at(-1)!,
+    nowMs,
+  };
+  const lists = new Map<number, ManifestFile[]>();
+  const listOf = async (sequence: number): Promise<ManifestFile[]> => {
+    const have = lists.get(sequence) ?? usable?.lists.get(sequence);
+    if (have) return have;
+    const listUri = described.get(sequence)!["manifest-list"];
+    const path = `${folder}/${listUri.slice(listUri.lastIndexOf("/") + 1)}`;
+    const records = readAvroFile(await storage.files.read(path), path).records as unknown as ManifestFile[];
+    lists.set(sequence, records);
+    return records;
+  };
+  const writes: Promise<void>[] = [];
+  const parquet = inlineWriter(storage, folder, writes);
+  let addedBy: Map<string, number> | undefined;
+  const sequenceOf = (path: string) => {
+    addedBy ??= new Map(kept.flatMap((s) => s.addedFiles.map((f) => [f.path, s.sequenceNumber] as const)));
+    // Files added by expired snapshots: the newest expired one bounds their sequence number from above.
+    return addedBy.get(path) ?? entry.history.base?.throughSequence ?? 0;
+  };
+
+  const snapshots: IcebergSnapshot[] = [];
+  let written = 0;
+  for (let i = 0; i < kept.length; i++) {
+    const s = kept[i]!;
+    const seq = s.sequenceNumber;
+    if (isDescribed(s)) {
+      snapshots.push(described.get(seq)!);
+      continue;
+    }
+    const parent = i > 0 ? kept[i - 1]!.sequenceNumber : undefined;
+    let manifests: ManifestFile[];
+    if (s.removedFiles.length === 0 && parent !== undefined) {
+      const entries = await Promise.all(
+        s.addedFiles.map(
+          async (f): Promise<ManifestEntry> => ({
+            status: ADDED,
+            file: await parquet(f),
+            addedSequence: seq,
+          }),
+        ),
+      );
+      const added = entries.length > 0 ? [writeManifest(ctx, seq, entries)] : [];
+      writes.push(...added.map((m) => m.written));
+      manifests = [...added.map((m) => m.value), ...(await listOf(parent))];
+    } else {
+      const m = writeManifest(ctx, seq, await rewriteEntries(entry, i, s, parquet, sequenceOf));
+      writes.push(m.written);
+      manifests = [m.value];
+    }
+    const list = writeManifestList(ctx, seq, parent, manifests);
+    writes.push(list.written);
+    lists.set(seq, manifests);
+    const snapshot: IcebergSnapshot = {
+      "snapshot-id": seq,
+      "sequence-number": seq,
+      "timestamp-ms": s.timestampMs,
+      "manifest-list": uri(list.value),
+      summary: snapshotSummary(s, manifests),
+      "schema-id": s.schemaId ?? 0,
+    };
+    if (parent !== undefined) snapshot["parent-snapshot-id"] = parent;
+    snapshots.push(snapshot);
+    written++;
+  }
+
+  const version = (prev?.version ?? 0) + 1;
+  const metadataLog = prev
+    ? [
+        ...prev.metadata["metadata-log"].slice(-99),
+        {
+          "timestamp-ms": prev.metadata["last-updated-ms"],
+          "metadata-file": uri(`${folder}/v${prev.version}.metadata.json`),
+        },
+      ]
+    : [];
+  const metadata = tableMetadata(
+    entry,
+    schemas,
+    snapshots,
+    uri(`data/${namespace}/${table}`),
+    nowMs,
+    metadataLog,
+  );
+  await Promise.all(writes); // every file the metadata names exists before the metadata does
+  const path = `${folder}/v${version}.metadata.json`;
+  const hint = `${folder}/version-hint.text`;
+  const staleHint = storage.files.delete(hint).catch(() => {});
+  try {
+    await storage.files.write(path, new TextEncoder().encode(JSON.stringify(metadata)));
+  } catch (err) {
+    await staleHint;
+    const exists = (await storage.files.list(path)).some((f) => f.path === path);
+    if (exists) throw new LostRace(`${path} exists`, { cause: err });
+    throw err;
+  }
+  // The hint is only a hint (readers fall back to listing): a concurrent writer's is as good as ours.
+  await staleHint;
+  await storage.files.write(hint, new TextEncoder().encode(String(version))).catch(() => {});
+  const all = new Map(usable?.lists);
+  for (const [k, v] of lists) all.set(k, v);
+  knownOf(storage).set(`${namespace}.${table}`, { version, metadata, lists: all });
+  return { metadataPath: path, version, snapshotsWritten: written };
+}
+
+/**
+ * The entries of a snapshot that removed files, or of the first one described: every file live after it
+ * (ADDED if it added the file, else EXISTING), and DELETED entries for what it removed.
+ */
+async function rewriteEntries(
+  entry: TableState,
+  index: number,
+  s: Snapshot,
+  parquet: (f: DataFile) => Promise<ParquetFile>,
+  sequenceOf: (path: string) => number,
+): Promise<ManifestEntry[]> {
+  const history = entry.history;
+  const added = new Set(s.addedFiles.map((f) => f.path));
+  const entries: Promise<ManifestEntry>[] = history
+    .liveFilesAt(index)
+    .map(async (f): Promise<ManifestEntry> => {
+      const mine = added.has(f.path);
+      return {
+        status: mine ? ADDED : EXISTING,
+        file: await parquet(f),
+        addedSequence: mine ? s.sequenceNumber : sequenceOf(f.path),
+      };
+    });
+  // Nothing is known to be live before the oldest kept snapshot (none, or only expired snapshots' files).
+  const before = index > 0 ? history.liveFilesAt(index - 1) : [];
+  const removed = new Set(s.removedFiles);
+  for (const f of before)
+    if (removed.has(f.path))
+      entries.push(
+        parquet(f).then(
+          (file): ManifestEntry => ({ status: DELETED, file, addedSequence: sequenceOf(f.path) }),
+        ),
+      );
+  return Promise.all(entries);
+}
+
+/**
+ * Data files as Parquet files in the store. Inlined small appends live only in the catalog, so their rows
+ * are written out once, as a Parquet file in the metadata folder (never a data file of the table itself).
+ */
+function inlineWriter(
+  storage: Storage,
+  folder: string,
+  writes: Promise<void>[],
+): (f: DataFile) => Promise<ParquetFile> {
+  return async (f) => {
+    if (f.inline === undefined) return f;
+    const path = `${folder}/inline/${f.path.slice(f.path.lastIndexOf("/") + 1)}.parquet`;
+    const existing = (await storage.files.list(path)).find((x) => x.path === path);
+    if (existing) return { path, rowCount: f.rowCount, sizeBytes: existing.size };
+    const bytes = await dataFileParquet(storage.files, f);
+    writes.push(
+      storage.files.write(path, bytes).catch(async (err) => {
+        // Another export wrote it first: the same rows.
+        if (!(await storage.files.list(path)).some((x) => x.path === path)) throw err;
+      }),
+    );
+    return { path, rowCount: f.rowCount, sizeBytes: bytes.length };
+  };
+}
