@@ -24,6 +24,7 @@ import {
 } from "./manifests.js";
 import { icebergSchemas } from "./schema.js";
 import {
+  asUuid,
   type IcebergSnapshot,
   snapshotSummary,
   type TableMetadata,
@@ -144,7 +145,7 @@ async function exportOnce(
   const schemas = icebergSchemas(entry, `table ${key}`);
   const prev = knownOf(storage).get(key) ?? (await loadKnown(storage, folder));
   // Metadata left by a dropped table of the same name describes other snapshots: only its numbering goes on.
-  const usable = prev?.metadata["table-uuid"] === entry.uuid ? prev : undefined;
+  const usable = prev?.metadata["table-uuid"] === asUuid(entry.uuid) ? prev : undefined;
   const kept = entry.history.snapshots;
   const described = new Map<number, IcebergSnapshot>();
   for (const s of usable?.metadata.snapshots ?? []) described.set(s["snapshot-id"], s);

@@ -37,6 +37,20 @@ export interface TableMetadata {
   "default-sort-order-id": number;
 }
 
+const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/**
+ * Tables are identified by ULIDs, Iceberg tables by UUIDs (engines parse them): a ULID is 128 bits, so its
+ * bits spelled as a UUID are the same identity, and the same table always gets the same UUID.
+ */
+export function asUuid(id: string): string {
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return id.toLowerCase();
+  let bits = 0n;
+  for (const c of id.toUpperCase()) bits = (bits << 5n) | BigInt(Math.max(0, CROCKFORD.indexOf(c)));
+  const hex = BigInt.asUintN(128, bits).toString(16).padStart(32, "0");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /** Our operations in Iceberg's words: a compaction changes no row, which Iceberg calls "replace". */
 function operationOf(s: Snapshot): string {
   if (s.operation === "compact") return "replace";
@@ -84,7 +98,7 @@ export function tableMetadata(
   const current = snapshots.at(-1);
   const out: TableMetadata = {
     "format-version": 2,
-    "table-uuid": meta.uuid,
+    "table-uuid": asUuid(meta.uuid),
     location,
     "last-sequence-number": current?.["sequence-number"] ?? 0,
     "last-updated-ms": nowMs,

@@ -155,8 +155,90 @@ async function history(events: ava.Table): Promise<ava.Snapshot[]> {
   return events.history();
 }
 
-function python(script: string, ...args: string[]): unknown {
-  return JSON.parse(execFileSync(PYTHON, ["-c", script, ...args], { encoding: "utf8" }));
+// ---- the spec's manifest schemas (table spec v2, "Manifests" and "Manifest Lists"), typed in from its tables ----
+type SpecField = [name: string, id: number, required: boolean, type: unknown];
+const DATA_FILE: SpecField[] = [
+  ["content", 134, true, "int"],
+  ["file_path", 100, true, "string"],
+  ["file_format", 101, true, "string"],
+  ["partition", 102, true, { type: "record", name: "r102", fields: [] }],
+  ["record_count", 103, true, "long"],
+  ["file_size_in_bytes", 104, true, "long"],
+];
+const MANIFEST_ENTRY: SpecField[] = [
+  ["status", 0, true, "int"],
+  ["snapshot_id", 1, false, "long"],
+  ["sequence_number", 3, false, "long"],
+  ["file_sequence_number", 4, false, "long"],
+  ["data_file", 2, true, { type: "record", name: "r2", fields: avroFields(DATA_FILE) }],
+];
+const MANIFEST_FILE: SpecField[] = [
+  ["manifest_path", 500, true, "string"],
+  ["manifest_length", 501, true, "long"],
+  ["partition_spec_id", 502, true, "int"],
+  ["content", 517, true, "int"],
+  ["sequence_number", 515, true, "long"],
+  ["min_sequence_number", 516, true, "long"],
+  ["added_snapshot_id", 503, true, "long"],
+  ["added_files_count", 504, true, "int"],
+  ["existing_files_count", 505, true, "int"],
+  ["deleted_files_count", 506, true, "int"],
+  ["added_rows_count", 512, true, "long"],
+  ["existing_rows_count", 513, true, "long"],
+  ["deleted_rows_count", 514, true, "long"],
+];
+
+function avroFields(fields: SpecField[]): unknown[] {
+  return fields.map(([name, id, required, type]) =>
+    required ? { name, type, "field-id": id } : { name, type: ["null", type], default: null, "field-id": id },
+  );
+}
+
+/**
+ * Apache Avro's Python reads each file with the spec's schema as its reader schema (a missing required
+ * field, or one of another type, fails schema resolution), and reports the file's own schema's field ids.
+ */
+const READ_WITH_SPEC = `
+import json, sys, avro.datafile, avro.io, avro.schema
+spec = avro.schema.parse(sys.argv[1])
+out = []
+for path in sys.argv[2:]:
+    with open(path, "rb") as f:
+        r = avro.datafile.DataFileReader(f, avro.io.DatumReader(readers_schema=spec))
+        meta = {k: v.decode() for k, v in r.meta.items() if k != "avro.sync"}
+        records = list(r)
+    def ids(t):
+        if isinstance(t, list): return [ids(x) for x in t if x != "null"][0]
+        if isinstance(t, dict) and t.get("type") == "record":
+            return {f["name"]: {"id": f.get("field-id"), "type": ids(f["type"])} for f in t["fields"]}
+        return t if isinstance(t, str) else t.get("type")
+    out.append({"path": path, "meta": meta, "ids": ids(json.loads(meta["avro.schema"])), "records": records})
+print(json.dumps(out))
+`;
+
+interface PyFile {
+  path: string;
+  meta: Record<string, string>;
+  ids: Record<string, unknown>;
+  records: Record<string, unknown>[];
+}
+
+function readWithSpec(name: string, fields: SpecField[], paths: string[]): PyFile[] {
+  const spec = JSON.stringify({ type: "record", name, fields: avroFields(fields) });
+  return JSON.parse(execFileSync(PYTHON, ["-c", READ_WITH_SPEC, spec, ...paths], { encoding: "utf8" }));
+}
+
+/** The field ids the spec gives, as READ_WITH_SPEC reports a file's own schema. */
+function specIds(fields: SpecField[]): Record<string, unknown> {
+  return Object.fromEntries(
+    fields.map(([name, id, , type]) => [
+      name,
+      {
+        id,
+        type: name === "data_file" ? specIds(DATA_FILE) : name === "partition" ? {} : (type as string),
+      },
+    ]),
+  );
 }
 
 describe("Iceberg metadata written on every commit", () => {
@@ -199,5 +281,235 @@ describe("Iceberg metadata written on every commit", () => {
       expect(canonical(read)).toEqual(await ours(events, s.id));
     }
     expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await events.scan().toObjects()));
+  });
+
+  it("manifests and manifest lists read with Apache Avro (Python) against the spec's schemas", async () => {
+    const { root, location } = await freshRoot();
+    const ns = await lake(location).open({ storage: nodeStorage({ root, fsync: false }) });
+    await ns.push();
+    const events = ns.events as unknown as ava.Table;
+    const snapshots = await history(events);
+    const folder = join(root, "data/lake/events/metadata");
+    const metadata = JSON.parse(await readFile(join(folder, `v${snapshots.length}.metadata.json`), "utf8"));
+    const local = (uri: string) => join(root, uri.slice(location.length + 1));
+    const lists = readWithSpec(
+      "manifest_file",
+      MANIFEST_FILE,
+      metadata.snapshots.map((s: { "manifest-list": string }) => local(s["manifest-list"])),
+    );
+    for (const [i, list] of lists.entries()) {
+      const s = snapshots[i]!;
+      expect(list.ids).toMatchObject(specIds(MANIFEST_FILE));
+      expect(list.meta).toMatchObject({ "format-version": "2", "snapshot-id": String(s.sequenceNumber) });
+      const manifests = readWithSpec(
+        "manifest_entry",
+        MANIFEST_ENTRY,
+        list.records.map((m) => local(m.manifest_path as string)),
+      );
+      const live: string[] = [];
+      for (const [k, manifest] of manifests.entries()) {
+        expect(manifest.ids).toEqual(specIds(MANIFEST_ENTRY));
+        expect(manifest.meta).toMatchObject({
+          "format-version": "2",
+          content: "data",
+          "partition-spec": "[]",
+          "partition-spec-id": "0",
+        });
+        expect(JSON.parse(manifest.meta.schema!)["schema-id"]).toBe(0);
+        const counts = [0, 1, 2].map((st) => manifest.records.filter((e) => e.status === st).length);
+        expect(counts).toEqual([
+          list.records[k]!.existing_files_count,
+          list.records[k]!.added_files_count,
+          list.records[k]!.deleted_files_count,
+        ]);
+        for (const e of manifest.records) {
+          const file = e.data_file as Record<string, unknown>;
+          expect(file.file_format).toBe("PARQUET");
+          // Only ADDED entries may leave their sequence numbers to inheritance.
+          if (e.status !== 1) expect(e.sequence_number).toEqual(expect.any(Number));
+          if (e.status !== 2) live.push(file.file_path as string);
+        }
+      }
+      // The manifests' live entries are exactly the snapshot's files.
+      const ourFiles = (await events.scan({ snapshotId: s.id }).plan()).files.map(
+        (f: { path: string }) => `${location}/${f.path}`,
+      );
+      expect(live.sort()).toEqual(ourFiles.sort());
+    }
+  });
+});
+
+describe("exportIceberg() of any table", () => {
+  const Plain = ava.defineNamespace({
+    name: "plain",
+    tables: { small: ava.table({ schema, inline: true }) },
+  });
+
+  it("exports inlined appends and a history with expired snapshots, then catches up incrementally", async () => {
+    const { root, location } = await freshRoot();
+    const storage = nodeStorage({ root, fsync: false });
+    const ns = await Plain.open({ storage });
+    await ns.push();
+    const small = ns.small as unknown as ava.Table;
+    for (let i = 0; i < 5; i++) await small.append(rows(i * 10, 2 + i)); // inlined: no data file
+    await small.compact();
+    await small.append(rows(90, 3));
+    const before = await small.history();
+    const expired = await expireTable(storage, "plain", "small", { maxAgeMs: 0, minSnapshots: 3 });
+    expect(expired.expired).toBe(before.length - 3);
+    const kept = await small.history();
+
+    const first = await ava.exportIceberg(storage, "plain", "small", { location });
+    expect(first).toEqual({
+      metadataPath: "data/plain/small/metadata/v1.metadata.json",
+      version: 1,
+      snapshotsWritten: 3,
+    });
+    const tableUrl = `${location}/data/plain/small`;
+    const metadata = JSON.parse(await readFile(join(root, first.metadataPath), "utf8"));
+    // Expired snapshots are not described; the kept ones are, by their sequence numbers.
+    expect(metadata.snapshots.map((s: { "snapshot-id": number }) => s["snapshot-id"])).toEqual(
+      kept.map((s) => s.sequenceNumber),
+    );
+    for (const s of kept) {
+      const read = await icebergRead({
+        tableUrl,
+        metadata: { ...metadata, "current-snapshot-id": s.sequenceNumber },
+      });
+      expect(canonical(read), `snapshot ${s.sequenceNumber}`).toEqual(await ours(small, s.id));
+    }
+
+    // Nothing new: nothing written. Then two appends: two snapshots more, in version 2, reusing manifests.
+    expect((await ava.exportIceberg(storage, "plain", "small", { location })).snapshotsWritten).toBe(0);
+    await small.append(rows(300, 20));
+    await small.append(rows(400, 1));
+    const second = await ava.exportIceberg(storage, "plain", "small", { location });
+    expect(second).toMatchObject({ version: 2, snapshotsWritten: 2 });
+    expect(await readFile(join(root, "data/plain/small/metadata/version-hint.text"), "utf8")).toBe("2");
+    expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await small.scan().toObjects()));
+    // A fresh process (no metadata held in memory) reads the metadata back and goes on from it.
+    const again = nodeStorage({ root, fsync: false });
+    await small.append(rows(500, 4));
+    expect(await ava.exportIceberg(again, "plain", "small", { location })).toMatchObject({
+      version: 3,
+      snapshotsWritten: 1,
+    });
+    expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await small.scan().toObjects()));
+
+    // vacuum() leaves the metadata alone; dropping the table removes it.
+    await ava.vacuum(storage, { olderThanMs: 0 });
+    expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await small.scan().toObjects()));
+    await small.drop();
+    const left = await readdir(join(root, "data/plain/small/metadata"), {
+      recursive: true,
+      withFileTypes: true,
+    });
+    expect(left.filter((f) => f.isFile())).toEqual([]);
+  });
+
+  it("names every file by its file:// URI on a Node storage when no location is given", async () => {
+    const { root } = await freshRoot();
+    const storage = nodeStorage({ root, fsync: false });
+    const ns = await Plain.open({ storage });
+    await ns.push();
+    await ns.small.append(rows(0, 30) as never);
+    const { metadataPath } = await ava.exportIceberg(storage, "plain", "small");
+    const metadata = JSON.parse(await readFile(join(root, metadataPath), "utf8"));
+    expect(metadata.location).toBe(`file://${join(root, "data/plain/small")}`);
+    expect(metadata.snapshots[0]["manifest-list"]).toMatch(
+      new RegExp(`^file://${join(root, "data/plain/small/metadata")}/snap-1-\\w+\\.avro$`),
+    );
+    expect(metadata["format-version"]).toBe(2);
+    expect(metadata["table-uuid"]).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("describes columns by field id with a name mapping, renames included", async () => {
+    const { root, location } = await freshRoot();
+    const storage = nodeStorage({ root, fsync: false });
+    const v0 = ava.defineNamespace({
+      name: "evo",
+      tables: { t: ava.table({ schema: new A.Schema([new A.Field("a", new A.Int64(), false)]) }) },
+    });
+    const ns0 = await v0.open({ storage });
+    await ns0.push();
+    await ns0.t.append([{ a: 1n }] as never);
+    const v1 = ava.defineNamespace({
+      name: "evo",
+      tables: {
+        t: ava.table({
+          schema: new A.Schema([
+            new A.Field("b", new A.Int64(), false),
+            new A.Field("tags", new A.List(new A.Field("item", new A.Utf8(), true)), true),
+          ]),
+          renames: { b: "a" },
+        }),
+      },
+    });
+    const ns1 = await v1.open({ storage });
+    await ns1.push();
+    await ns1.t.append([{ b: 2n, tags: ["x"] }] as never);
+    const { metadataPath } = await ava.exportIceberg(storage, "evo", "t", { location });
+    const metadata = JSON.parse(await readFile(join(root, metadataPath), "utf8"));
+    expect(metadata["current-schema-id"]).toBe(1);
+    expect(
+      metadata.schemas.map((s: { fields: { id: number; name: string }[] }) => s.fields.slice(0, 2)),
+    ).toEqual([
+      [
+        { id: 1, name: "a", required: true, type: "long" },
+        { id: 1_000_000_000, name: "_ava_updated_at", required: true, type: "timestamptz" },
+      ],
+      [
+        { id: 1, name: "b", required: true, type: "long" },
+        {
+          id: 2,
+          name: "tags",
+          required: false,
+          type: { type: "list", "element-id": 131_073, element: "string", "element-required": false },
+        },
+      ],
+    ]);
+    const mapping = JSON.parse(metadata.properties["schema.name-mapping.default"]);
+    expect(mapping.slice(0, 3)).toEqual([
+      { "field-id": 1, names: ["a", "b"] },
+      { "field-id": 2, names: ["tags"], fields: [{ "field-id": 131_073, names: ["element", "item"] }] },
+      { "field-id": 1_000_000_000, names: ["_ava_updated_at"] },
+    ]);
+    expect(metadata["last-column-id"]).toBe(1_000_000_008);
+    expect(metadata.snapshots.map((s: { "schema-id": number }) => s["schema-id"])).toEqual([0, 1]);
+  });
+
+  it("refuses a missing table, a type Iceberg cannot describe, and a location that is no URI", async () => {
+    const { root } = await freshRoot();
+    const storage = nodeStorage({ root, fsync: false });
+    await expect(ava.exportIceberg(storage, "nope", "missing")).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: expect.stringContaining("nope.missing"),
+    });
+    const Telemetry = ava.defineNamespace({
+      name: "tm",
+      tables: { points: ava.table({ schema: ava.avro.avroStreamArrowSchema }) },
+    });
+    const ns = await Telemetry.open({ storage });
+    await ns.push();
+    await expect(ava.exportIceberg(storage, "tm", "points")).rejects.toMatchObject({
+      code: "UNSUPPORTED_TYPE",
+      message: expect.stringMatching(
+        /table tm\.points: column "timestamp" has type timestamp\(ns, UTC\).*v3/,
+      ),
+    });
+    expect(() => ava.table({ schema: ava.avro.avroStreamArrowSchema, iceberg: true })).toThrow(
+      expect.objectContaining({ code: "UNSUPPORTED_TYPE", message: expect.stringContaining('"timestamp"') }),
+    );
+    expect(() =>
+      ava.table({ schema: new A.Schema([new A.Field("n", new A.Uint32(), true)]), iceberg: true }),
+    ).toThrow(
+      expect.objectContaining({ code: "UNSUPPORTED_TYPE", message: expect.stringMatching(/"n".*unsigned/) }),
+    );
+    const Ok = ava.defineNamespace({ name: "ok", tables: { t: ava.table({ schema }) } });
+    await (await Ok.open({ storage })).push();
+    await expect(ava.exportIceberg(storage, "ok", "t", { location: "bucket/prefix" })).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+      message: expect.stringContaining("s3://bucket/prefix"),
+    });
   });
 });
