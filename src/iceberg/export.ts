@@ -47,12 +47,19 @@ export function icebergFolder(namespace: string, table: string): string {
   return `data/${namespace}/${table}/metadata`;
 }
 
+/**
+ * Metadata files are written without fsync: they are a view of the catalog, and one torn by power loss is
+ * set aside and rewritten by the next export, so a sync would only slow every commit down.
+ */
+const REBUILDABLE = { durable: false } as const;
+
 const METADATA_FILE = /^v(\d+)\.metadata\.json$/;
 
 /** The newest metadata this process wrote or read, per storage and table: a commit then reads nothing back. */
 interface Known {
   version: number;
-  metadata: TableMetadata;
+  /** Undefined when that version cannot be read (a torn write: metadata files are written without fsync). */
+  metadata: TableMetadata | undefined;
   /** Manifest lists by snapshot id, once read or written. */
   lists: Map<number, ManifestFile[]>;
 }
@@ -79,6 +86,29 @@ export function exportIceberg(
   table: string,
   options: IcebergOptions = {},
 ): Promise<IcebergExport> {
+  return queued(storage, namespace, table, options, false);
+}
+
+/**
+ * The per-commit export (TableOptions.iceberg): right after this context's own commit, the catalog state it
+ * holds already has that commit, so the first attempt reads no catalog files.
+ */
+export function exportIcebergAfterCommit(
+  storage: Storage,
+  namespace: string,
+  table: string,
+  options: IcebergOptions,
+): Promise<IcebergExport> {
+  return queued(storage, namespace, table, options, true);
+}
+
+function queued(
+  storage: Storage,
+  namespace: string,
+  table: string,
+  options: IcebergOptions,
+  held: boolean,
+): Promise<IcebergExport> {
   // One export per table at a time in this process: concurrent commits would otherwise race for the same
   // version only to re-read and redo the loser's work.
   let q = queues.get(storage);
@@ -87,10 +117,8 @@ export function exportIceberg(
     queues.set(storage, q);
   }
   const key = `${namespace}.${table}`;
-  const run = (q.get(key) ?? Promise.resolve()).then(
-    () => exportWithRetry(storage, namespace, table, options),
-    () => exportWithRetry(storage, namespace, table, options),
-  );
+  const go = () => exportWithRetry(storage, namespace, table, options, held);
+  const run = (q.get(key) ?? Promise.resolve()).then(go, go);
   q.set(key, run);
   void run
     .finally(() => {
@@ -105,11 +133,12 @@ async function exportWithRetry(
   namespace: string,
   table: string,
   options: IcebergOptions,
+  held: boolean,
 ): Promise<IcebergExport> {
   const key = `${namespace}.${table}`;
   for (let attempt = 0; ; attempt++) {
     try {
-      return await exportOnce(storage, namespace, table, options);
+      return await exportOnce(storage, namespace, table, options, held && attempt === 0);
     } catch (err) {
       knownOf(storage).delete(key); // whatever happened, re-read the metadata next time
       if (!(err instanceof LostRace) || attempt >= 4) throw err instanceof LostRace ? err.cause : err;
@@ -127,8 +156,12 @@ async function loadKnown(storage: Storage, folder: string): Promise<Known | unde
     if (m) newest = Math.max(newest, Number(m[1]));
   }
   if (newest === 0) return undefined;
-  const text = new TextDecoder().decode(await storage.files.read(`${folder}/v${newest}.metadata.json`));
-  return { version: newest, metadata: JSON.parse(text) as TableMetadata, lists: new Map() };
+  try {
+    const text = new TextDecoder().decode(await storage.files.read(`${folder}/v${newest}.metadata.json`));
+    return { version: newest, metadata: JSON.parse(text) as TableMetadata, lists: new Map() };
+  } catch {
+    return { version: newest, metadata: undefined, lists: new Map() }; // rebuilt whole as the next version
+  }
 }
 
 async function exportOnce(
@@ -136,23 +169,25 @@ async function exportOnce(
   namespace: string,
   table: string,
   options: IcebergOptions,
+  held: boolean,
 ): Promise<IcebergExport> {
   const key = `${namespace}.${table}`;
-  const entry = (await storage.catalog.current()).tables[key];
+  const state = (held ? storage.catalog.peek() : undefined) ?? (await storage.catalog.current());
+  const entry = state.tables[key];
   if (!entry) throw new AvaError("NOT_FOUND", `cannot export Iceberg metadata: table ${key} does not exist`);
   const folder = icebergFolder(namespace, table);
   const uri = locator(storage.files, options, key);
   const schemas = icebergSchemas(entry, `table ${key}`);
   const prev = knownOf(storage).get(key) ?? (await loadKnown(storage, folder));
   // Metadata left by a dropped table of the same name describes other snapshots: only its numbering goes on.
-  const usable = prev?.metadata["table-uuid"] === asUuid(entry.uuid) ? prev : undefined;
+  const usable = prev?.metadata?.["table-uuid"] === asUuid(entry.uuid) ? prev : undefined;
   const kept = entry.history.snapshots;
   const described = new Map<number, IcebergSnapshot>();
-  for (const s of usable?.metadata.snapshots ?? []) described.set(s["snapshot-id"], s);
+  for (const s of usable?.metadata?.snapshots ?? []) described.set(s["snapshot-id"], s);
   const isDescribed = (s: Snapshot) =>
     described.get(s.sequenceNumber)?.summary["avalanche.snapshot-id"] === s.id;
   if (
-    usable &&
+    usable?.metadata &&
     usable.metadata.snapshots.length === kept.length &&
     kept.every(isDescribed) &&
     usable.metadata["current-schema-id"] === schemas.currentSchemaId &&
@@ -202,7 +237,12 @@ async function exportOnce(
     }
     const parent = i > 0 ? kept[i - 1]!.sequenceNumber : undefined;
     let manifests: ManifestFile[];
-    if (s.removedFiles.length === 0 && parent !== undefined) {
+    // A parent's list that cannot be read (a torn write) is no loss: this snapshot then lists its live files.
+    const parentList =
+      s.removedFiles.length === 0 && parent !== undefined
+        ? await listOf(parent).catch(() => undefined)
+        : undefined;
+    if (parentList) {
       const entries = await Promise.all(
         s.addedFiles.map(
           async (f): Promise<ManifestEntry> => ({
@@ -214,7 +254,7 @@ async function exportOnce(
       );
       const added = entries.length > 0 ? [writeManifest(ctx, seq, entries)] : [];
       writes.push(...added.map((m) => m.written));
-      manifests = [...added.map((m) => m.value), ...(await listOf(parent))];
+      manifests = [...added.map((m) => m.value), ...parentList];
     } else {
       const m = writeManifest(ctx, seq, await rewriteEntries(entry, i, s, parquet, sequenceOf));
       writes.push(m.written);
@@ -237,12 +277,12 @@ async function exportOnce(
   }
 
   const version = (prev?.version ?? 0) + 1;
-  const metadataLog = prev
+  const metadataLog = usable?.metadata
     ? [
-        ...prev.metadata["metadata-log"].slice(-99),
+        ...usable.metadata["metadata-log"].slice(-99),
         {
-          "timestamp-ms": prev.metadata["last-updated-ms"],
-          "metadata-file": uri(`${folder}/v${prev.version}.metadata.json`),
+          "timestamp-ms": usable.metadata["last-updated-ms"],
+          "metadata-file": uri(`${folder}/v${usable.version}.metadata.json`),
         },
       ]
     : [];
@@ -259,7 +299,7 @@ async function exportOnce(
   const hint = `${folder}/version-hint.text`;
   const staleHint = storage.files.delete(hint).catch(() => {});
   try {
-    await storage.files.write(path, new TextEncoder().encode(JSON.stringify(metadata)));
+    await storage.files.write(path, new TextEncoder().encode(JSON.stringify(metadata)), REBUILDABLE);
   } catch (err) {
     await staleHint;
     const exists = (await storage.files.list(path)).some((f) => f.path === path);
@@ -268,7 +308,7 @@ async function exportOnce(
   }
   // The hint is only a hint (readers fall back to listing): a concurrent writer's is as good as ours.
   await staleHint;
-  await storage.files.write(hint, new TextEncoder().encode(String(version))).catch(() => {});
+  await storage.files.write(hint, new TextEncoder().encode(String(version)), REBUILDABLE).catch(() => {});
   const all = new Map(usable?.lists);
   for (const [k, v] of lists) all.set(k, v);
   knownOf(storage).set(`${namespace}.${table}`, { version, metadata, lists: all });

@@ -3,7 +3,7 @@
 // small). A snapshot that removes files (overwrite, compaction) writes one manifest of the live files instead
 // — ADDED for its own, EXISTING with explicit sequence numbers for older ones, DELETED for the removed — so
 // time travel to any snapshot reads exactly the files live at it.
-import type { FileStore } from "../storage/types.js";
+import type { FileStore, WriteOptions } from "../storage/types.js";
 import { ulid } from "../util/ids.js";
 import type { AvroValue } from "./avro-datum.js";
 import { writeAvroFile } from "./avro-file.js";
@@ -40,6 +40,9 @@ export interface SnapshotFiles {
   schema: IcebergSchema;
   nowMs: number;
 }
+
+/** Metadata files are rebuilt by the next export when lost: they are written without fsync (see export.ts). */
+const REBUILDABLE: WriteOptions = { durable: false };
 
 /** A file being written: what the manifest list needs to know of it is known before the write ends. */
 export interface Pending<T> {
@@ -90,7 +93,7 @@ export function writeManifest(
     records,
   );
   const path = `${ctx.folder}/${ulid(ctx.nowMs)}-m0.avro`;
-  const written = pending(ctx.files.write(path, bytes));
+  const written = pending(ctx.files.write(path, bytes, REBUILDABLE));
   const count = (s: number) => entries.filter((e) => e.status === s);
   const rows = (s: number) => count(s).reduce((n, e) => n + e.file.rowCount, 0);
   const live = entries.filter((e) => e.status !== DELETED);
@@ -131,5 +134,5 @@ export function writeManifestList(
   if (parent !== undefined) metadata["parent-snapshot-id"] = String(parent);
   const path = `${ctx.folder}/snap-${sequence}-${ulid(ctx.nowMs)}.avro`;
   const bytes = writeAvroFile(MANIFEST_FILE_SCHEMA, metadata, manifests as unknown as AvroValue[]);
-  return { value: path, written: pending(ctx.files.write(path, bytes)) };
+  return { value: path, written: pending(ctx.files.write(path, bytes, REBUILDABLE)) };
 }

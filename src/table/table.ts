@@ -23,7 +23,7 @@ import { type CompactOptions, type CompactResult, compactTable } from "./compact
 import { INLINE_OFF, INLINE_SUFFIX, inlinePayload } from "./inline-data.js";
 import { AppendResult } from "./append-result.js";
 import { type DropResult, dropTable } from "./drop.js";
-import { exportIceberg } from "../iceberg/export.js";
+import { exportIcebergAfterCommit } from "../iceberg/export.js";
 import type { BoundTableDeclaration } from "./declare.js";
 import type { Predicate, Where } from "./predicate.js";
 import { where } from "./predicate.js";
@@ -306,7 +306,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
     const options = this.declaration.iceberg;
     if (!options) return;
     try {
-      await exportIceberg(this.#storage, this.namespace, this.name, options);
+      await exportIcebergAfterCommit(this.#storage, this.namespace, this.name, options);
     } catch (err) {
       console.warn(`avalanche-web: Iceberg metadata of ${this.identifier} not written: ${String(err)}`);
     }
