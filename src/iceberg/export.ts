@@ -65,7 +65,7 @@ interface Known {
 }
 
 const known = new WeakMap<Storage, Map<string, Known>>();
-const queues = new WeakMap<Storage, Map<string, Promise<unknown>>>();
+const queues = new WeakMap<Storage, Map<string, Lane>>();
 
 function knownOf(storage: Storage): Map<string, Known> {
   let m = known.get(storage);
@@ -102,6 +102,12 @@ export function exportIcebergAfterCommit(
   return queued(storage, namespace, table, options, true);
 }
 
+/** A table's exports in this process: the one running, and the per-commit one waiting for it to end. */
+interface Lane {
+  last: Promise<unknown>;
+  waiting?: Promise<IcebergExport>;
+}
+
 function queued(
   storage: Storage,
   namespace: string,
@@ -110,19 +116,27 @@ function queued(
   held: boolean,
 ): Promise<IcebergExport> {
   // One export per table at a time in this process: concurrent commits would otherwise race for the same
-  // version only to re-read and redo the loser's work.
-  let q = queues.get(storage);
-  if (!q) {
-    q = new Map();
-    queues.set(storage, q);
+  // version only to re-read and redo the loser's work. A per-commit export that has not started yet covers
+  // every commit made before it starts, so commits in quick succession share it (one metadata version).
+  let lanes = queues.get(storage);
+  if (!lanes) {
+    lanes = new Map();
+    queues.set(storage, lanes);
   }
   const key = `${namespace}.${table}`;
-  const go = () => exportWithRetry(storage, namespace, table, options, held);
-  const run = (q.get(key) ?? Promise.resolve()).then(go, go);
-  q.set(key, run);
+  const lane: Lane = lanes.get(key) ?? { last: Promise.resolve() };
+  lanes.set(key, lane);
+  if (held && lane.waiting) return lane.waiting;
+  const go = () => {
+    if (lane.waiting === run) delete lane.waiting;
+    return exportWithRetry(storage, namespace, table, options, held);
+  };
+  const run = lane.last.then(go, go);
+  if (held) lane.waiting = run;
+  lane.last = run;
   void run
     .finally(() => {
-      if (q.get(key) === run) q.delete(key);
+      if (lane.last === run) lanes.delete(key);
     })
     .catch(() => {});
   return run;

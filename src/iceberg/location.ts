@@ -10,6 +10,12 @@ export interface IcebergOptions {
    * Default: file:// URIs of a Node storage's files; any other storage must give one.
    */
   location?: string;
+  /**
+   * Per-commit metadata only (TableOptions.iceberg): write it in the background, so a commit returns as soon
+   * as the catalog has it; commits in quick succession share one metadata version. `await exportIceberg()`
+   * waits for it. Default false: each commit returns once its metadata is written.
+   */
+  background?: boolean;
 }
 
 /** Store path -> the URI written into the metadata. */

@@ -305,11 +305,12 @@ export class Table<Row = Record<string, unknown>, In = Row> {
   async #afterCommit(): Promise<void> {
     const options = this.declaration.iceberg;
     if (!options) return;
-    try {
-      await exportIcebergAfterCommit(this.#storage, this.namespace, this.name, options);
-    } catch (err) {
-      console.warn(`avalanche-web: Iceberg metadata of ${this.identifier} not written: ${String(err)}`);
-    }
+    const done = exportIcebergAfterCommit(this.#storage, this.namespace, this.name, options).then(
+      () => {},
+      (err) =>
+        console.warn(`avalanche-web: Iceberg metadata of ${this.identifier} not written: ${String(err)}`),
+    );
+    if (!options.background) await done;
   }
 
   /** The answer to an append whose idempotency key an earlier snapshot carries: nothing is written. */
