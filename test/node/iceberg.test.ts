@@ -339,6 +339,51 @@ describe("Iceberg metadata written on every commit", () => {
   });
 });
 
+describe("concurrent commits and writers", () => {
+  it("background metadata: commits in quick succession share versions, and exportIceberg() waits for it", async () => {
+    const { root, location } = await freshRoot();
+    const Fast = ava.defineNamespace({
+      name: "fast",
+      tables: { t: ava.table({ schema, iceberg: { location, background: true } }) },
+    });
+    const ns = await Fast.open({ storage: nodeStorage({ root, fsync: false }) });
+    await ns.push();
+    const t = ns.t as unknown as ava.Table;
+    await Promise.all(Array.from({ length: 12 }, (_, i) => t.append(rows(i * 10, 3))));
+    const { version } = await ava.exportIceberg(ns.storage, "fast", "t", { location });
+    expect(version).toBeLessThanOrEqual(12);
+    const read = await icebergRead({ tableUrl: `${location}/data/fast/t` });
+    expect(read).toHaveLength(36);
+    expect(canonical(read)).toEqual(canonical(await t.scan().toObjects()));
+  });
+
+  it("two writers (two processes' storages) racing for the same metadata version both land", async () => {
+    const { root, location } = await freshRoot();
+    const Two = ava.defineNamespace({ name: "two", tables: { t: ava.table({ schema }) } });
+    const [a, b] = [nodeStorage({ root, fsync: false }), nodeStorage({ root, fsync: false })];
+    const nsA = await Two.open({ storage: a });
+    await nsA.push();
+    const nsB = await Two.open({ storage: b });
+    await nsA.t.append(rows(0, 2) as never);
+    await nsB.t.append(rows(10, 2) as never);
+    const results = await Promise.all([
+      ava.exportIceberg(a, "two", "t", { location }),
+      ava.exportIceberg(b, "two", "t", { location }),
+    ]);
+    // The loser of v1 re-reads it: it describes both snapshots already, so it has nothing to add.
+    expect(results.map((r) => r.version)).toEqual([1, 1]);
+    expect(results.map((r) => r.snapshotsWritten).sort()).toEqual([0, 2]);
+    await nsB.t.append(rows(20, 2) as never);
+    expect(await ava.exportIceberg(a, "two", "t", { location })).toMatchObject({
+      version: 2,
+      snapshotsWritten: 1,
+    });
+    expect(canonical(await icebergRead({ tableUrl: `${location}/data/two/t` }))).toEqual(
+      canonical(await (nsA.t as unknown as ava.Table).scan().toObjects()),
+    );
+  });
+});
+
 describe("exportIceberg() of any table", () => {
   const Plain = ava.defineNamespace({
     name: "plain",
