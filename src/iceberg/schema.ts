@@ -48,13 +48,9 @@ const PRIMITIVES: Partial<Record<TypeJson["id"], (t: TypeJson) => string | undef
   int: (t) => (t.id !== "int" || !t.signed ? undefined : t.bits === 64 ? "long" : "int"),
   float: (t) =>
     t.id !== "float" ? undefined : t.precision === 32 ? "float" : t.precision === 64 ? "double" : undefined,
-  // Iceberg v2 timestamps are microseconds; Parquet millisecond timestamps read as the same instants.
+  // Iceberg v2 timestamps are microseconds, and so must the Parquet files' be.
   timestamp: (t) =>
-    t.id !== "timestamp" || (t.unit !== "us" && t.unit !== "ms")
-      ? undefined
-      : t.tz
-        ? "timestamptz"
-        : "timestamp",
+    t.id !== "timestamp" || t.unit !== "us" ? undefined : t.tz ? "timestamptz" : "timestamp",
 };
 
 function describe(t: TypeJson): string {
@@ -90,8 +86,8 @@ class Converter {
     const primitive = PRIMITIVES[t.id]?.(t);
     if (primitive) return primitive;
     const why =
-      t.id === "timestamp" && t.unit === "ns"
-        ? "Iceberg v2 timestamps are microseconds (nanoseconds need v3's timestamptz_ns)"
+      t.id === "timestamp"
+        ? `Iceberg v2 timestamps are microseconds${t.unit === "ns" ? " (nanoseconds need v3's timestamptz_ns)" : ""}`
         : t.id === "int" && !t.signed
           ? "Iceberg has no unsigned integers"
           : "Iceberg v2 has no such type";
