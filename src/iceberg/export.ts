@@ -193,8 +193,13 @@ async function exportOnce(
   const uri = locator(storage.files, options, key);
   const schemas = icebergSchemas(entry, `table ${key}`);
   const prev = knownOf(storage).get(key) ?? (await loadKnown(storage, folder));
-  // Metadata left by a dropped table of the same name describes other snapshots: only its numbering goes on.
-  const usable = prev?.metadata?.["table-uuid"] === asUuid(entry.uuid) ? prev : undefined;
+  // Metadata left by a dropped table of the same name describes other snapshots, and metadata written for
+  // another location names other URIs: only its numbering goes on.
+  const location = uri(`data/${namespace}/${table}`);
+  const usable =
+    prev?.metadata?.["table-uuid"] === asUuid(entry.uuid) && prev.metadata.location === location
+      ? prev
+      : undefined;
   const kept = entry.history.snapshots;
   const described = new Map<number, IcebergSnapshot>();
   for (const s of usable?.metadata?.snapshots ?? []) described.set(s["snapshot-id"], s);
@@ -204,8 +209,7 @@ async function exportOnce(
     usable?.metadata &&
     usable.metadata.snapshots.length === kept.length &&
     kept.every(isDescribed) &&
-    usable.metadata["current-schema-id"] === schemas.currentSchemaId &&
-    usable.metadata.location === uri(`data/${namespace}/${table}`)
+    usable.metadata["current-schema-id"] === schemas.currentSchemaId
   )
     return {
       metadataPath: `${folder}/v${usable.version}.metadata.json`,
@@ -300,14 +304,7 @@ async function exportOnce(
         },
       ]
     : [];
-  const metadata = tableMetadata(
-    entry,
-    schemas,
-    snapshots,
-    uri(`data/${namespace}/${table}`),
-    nowMs,
-    metadataLog,
-  );
+  const metadata = tableMetadata(entry, schemas, snapshots, location, nowMs, metadataLog);
   await Promise.all(writes); // every file the metadata names exists before the metadata does
   const path = `${folder}/v${version}.metadata.json`;
   const hint = `${folder}/version-hint.text`;
