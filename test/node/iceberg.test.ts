@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as ava from "../../src/index.js";
 import { nodeStorage } from "../../src/node.js";
 import { expireTable } from "../../src/table/expire.js";
+import { Transaction } from "../../src/table/transaction.js";
 
 const PYTHON = "/usr/bin/python3";
 
@@ -355,6 +356,26 @@ describe("concurrent commits and writers", () => {
     const read = await icebergRead({ tableUrl: `${location}/data/fast/t` });
     expect(read).toHaveLength(36);
     expect(canonical(read)).toEqual(canonical(await t.scan().toObjects()));
+  });
+
+  it("a workflow node's writes (one transaction over two tables) get their metadata when they commit", async () => {
+    const { root, location } = await freshRoot();
+    const Node = ava.defineNamespace({
+      name: "wf",
+      tables: {
+        a: ava.table({ schema, iceberg: { location } }),
+        b: ava.table({ schema, iceberg: { location } }),
+      },
+    });
+    const ns = await Node.open({ storage: nodeStorage({ root, fsync: false }) });
+    await ns.push();
+    const tx = new Transaction(ns.storage);
+    await (ns.a as unknown as ava.Table).inTransaction(tx).append(rows(0, 2));
+    await (ns.a as unknown as ava.Table).inTransaction(tx).append(rows(2, 2));
+    await (ns.b as unknown as ava.Table).inTransaction(tx).append(rows(10, 3));
+    await tx.commit();
+    expect(await icebergRead({ tableUrl: `${location}/data/wf/a` })).toHaveLength(4);
+    expect(await icebergRead({ tableUrl: `${location}/data/wf/b` })).toHaveLength(3);
   });
 
   it("two writers (two processes' storages) racing for the same metadata version both land", async () => {
