@@ -273,7 +273,8 @@ export class Table<Row = Record<string, unknown>, In = Row> {
       });
     if (this.#tx) {
       const snapshot = this.#tx.stage(this.namespace, this.name, draft, written);
-      if (this.declaration.iceberg) this.#tx.afterCommit(`iceberg:${this.identifier}`, () => this.#afterCommit());
+      if (this.declaration.iceberg)
+        this.#tx.afterCommit(`iceberg:${this.identifier}`, () => this.#afterCommit());
       return new AppendResult<Row>(this.identifier, snapshot, table, zod);
     }
     let committed: Snapshot;
