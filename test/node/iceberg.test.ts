@@ -573,6 +573,11 @@ describe("exportIceberg() of any table", () => {
     );
     const Ok = ava.defineNamespace({ name: "ok", tables: { t: ava.table({ schema }) } });
     await (await Ok.open({ storage })).push();
+    // A table without snapshots has metadata too: schemas, no current snapshot.
+    const empty = await ava.exportIceberg(storage, "ok", "t");
+    const metadata = JSON.parse(await readFile(join(root, empty.metadataPath), "utf8"));
+    expect(metadata).toMatchObject({ snapshots: [], "last-sequence-number": 0 });
+    expect(metadata["current-snapshot-id"]).toBeUndefined();
     await expect(ava.exportIceberg(storage, "ok", "t", { location: "bucket/prefix" })).rejects.toMatchObject({
       code: "INVALID_ARGUMENT",
       message: expect.stringContaining("s3://bucket/prefix"),
