@@ -8,20 +8,14 @@
 // `v<N+1>.metadata.json` created exclusively (the FileStore's write-once is the atomic step: of two writers
 // racing for N+1 one wins, the other re-reads and takes N+2), then `version-hint.text`.
 import { AvaError } from "../errors.js";
-import type { DataFile, Snapshot } from "../storage/catalog/model.js";
-import type { TableState } from "../storage/catalog/state.js";
+import type { Snapshot } from "../storage/catalog/model.js";
 import { clockOf, type Storage } from "../storage/types.js";
-import { dataFileParquet } from "../table/inline-data.js";
 import { readAvroFile } from "./avro-file.js";
+import { inLane } from "./lanes.js";
+import { inlineWriter, rewriteEntries } from "./snapshot-entries.js";
 import { type IcebergOptions, locator } from "./location.js";
-import { ADDED, DELETED, EXISTING, type ManifestFile } from "./manifest-schemas.js";
-import {
-  type ManifestEntry,
-  type ParquetFile,
-  type SnapshotFiles,
-  writeManifest,
-  writeManifestList,
-} from "./manifests.js";
+import { ADDED, type ManifestFile } from "./manifest-schemas.js";
+import { type ManifestEntry, type SnapshotFiles, writeManifest, writeManifestList } from "./manifests.js";
 import { icebergSchemas } from "./schema.js";
 import {
   asUuid,
@@ -65,7 +59,6 @@ interface Known {
 }
 
 const known = new WeakMap<Storage, Map<string, Known>>();
-const queues = new WeakMap<Storage, Map<string, Lane>>();
 
 function knownOf(storage: Storage): Map<string, Known> {
   let m = known.get(storage);
@@ -102,12 +95,6 @@ export function exportIcebergAfterCommit(
   return queued(storage, namespace, table, options, true);
 }
 
-/** A table's exports in this process: the one running, and the per-commit one waiting for it to end. */
-interface Lane {
-  last: Promise<unknown>;
-  waiting?: Promise<IcebergExport>;
-}
-
 function queued(
   storage: Storage,
   namespace: string,
@@ -115,31 +102,9 @@ function queued(
   options: IcebergOptions,
   held: boolean,
 ): Promise<IcebergExport> {
-  // One export per table at a time in this process: concurrent commits would otherwise race for the same
-  // version only to re-read and redo the loser's work. A per-commit export that has not started yet covers
-  // every commit made before it starts, so commits in quick succession share it (one metadata version).
-  let lanes = queues.get(storage);
-  if (!lanes) {
-    lanes = new Map();
-    queues.set(storage, lanes);
-  }
-  const key = `${namespace}.${table}`;
-  const lane: Lane = lanes.get(key) ?? { last: Promise.resolve() };
-  lanes.set(key, lane);
-  if (held && lane.waiting) return lane.waiting;
-  const go = () => {
-    if (lane.waiting === run) delete lane.waiting;
-    return exportWithRetry(storage, namespace, table, options, held);
-  };
-  const run = lane.last.then(go, go);
-  if (held) lane.waiting = run;
-  lane.last = run;
-  void run
-    .finally(() => {
-      if (lane.last === run) lanes.delete(key);
-    })
-    .catch(() => {});
-  return run;
+  return inLane(storage, `${namespace}.${table}`, held, () =>
+    exportWithRetry(storage, namespace, table, options, held),
+  );
 }
 
 async function exportWithRetry(
@@ -155,7 +120,13 @@ async function exportWithRetry(
       return await exportOnce(storage, namespace, table, options, held && attempt === 0);
     } catch (err) {
       knownOf(storage).delete(key); // whatever happened, re-read the metadata next time
-      if (!(err instanceof LostRace) || attempt >= 4) throw err instanceof LostRace ? err.cause : err;
+      if (!(err instanceof LostRace)) throw err;
+      if (attempt >= 4)
+        throw new AvaError(
+          "COMMIT_CONFLICT",
+          `Iceberg metadata of ${key}: other writers created the next metadata version first ${attempt + 1} times`,
+          { cause: err },
+        );
     }
   }
 }
@@ -324,65 +295,4 @@ async function exportOnce(
   for (const [k, v] of lists) all.set(k, v);
   knownOf(storage).set(`${namespace}.${table}`, { version, metadata, lists: all });
   return { metadataPath: path, version, snapshotsWritten: written };
-}
-
-/**
- * The entries of a snapshot that removed files, or of the first one described: every file live after it
- * (ADDED if it added the file, else EXISTING), and DELETED entries for what it removed.
- */
-async function rewriteEntries(
-  entry: TableState,
-  index: number,
-  s: Snapshot,
-  parquet: (f: DataFile) => Promise<ParquetFile>,
-  sequenceOf: (path: string) => number,
-): Promise<ManifestEntry[]> {
-  const history = entry.history;
-  const added = new Set(s.addedFiles.map((f) => f.path));
-  const entries: Promise<ManifestEntry>[] = history
-    .liveFilesAt(index)
-    .map(async (f): Promise<ManifestEntry> => {
-      const mine = added.has(f.path);
-      return {
-        status: mine ? ADDED : EXISTING,
-        file: await parquet(f),
-        addedSequence: mine ? s.sequenceNumber : sequenceOf(f.path),
-      };
-    });
-  // Nothing is known to be live before the oldest kept snapshot (none, or only expired snapshots' files).
-  const before = index > 0 ? history.liveFilesAt(index - 1) : [];
-  const removed = new Set(s.removedFiles);
-  for (const f of before)
-    if (removed.has(f.path))
-      entries.push(
-        parquet(f).then(
-          (file): ManifestEntry => ({ status: DELETED, file, addedSequence: sequenceOf(f.path) }),
-        ),
-      );
-  return Promise.all(entries);
-}
-
-/**
- * Data files as Parquet files in the store. Inlined small appends live only in the catalog, so their rows
- * are written out once, as a Parquet file in the metadata folder (never a data file of the table itself).
- */
-function inlineWriter(
-  storage: Storage,
-  folder: string,
-  writes: Promise<void>[],
-): (f: DataFile) => Promise<ParquetFile> {
-  return async (f) => {
-    if (f.inline === undefined) return f;
-    const path = `${folder}/inline/${f.path.slice(f.path.lastIndexOf("/") + 1)}.parquet`;
-    const existing = (await storage.files.list(path)).find((x) => x.path === path);
-    if (existing) return { path, rowCount: f.rowCount, sizeBytes: existing.size };
-    const bytes = await dataFileParquet(storage.files, f);
-    writes.push(
-      storage.files.write(path, bytes).catch(async (err) => {
-        // Another export wrote it first: the same rows.
-        if (!(await storage.files.list(path)).some((x) => x.path === path)) throw err;
-      }),
-    );
-    return { path, rowCount: f.rowCount, sizeBytes: bytes.length };
-  };
 }
