@@ -36,6 +36,12 @@ export interface IcebergExport {
   snapshotsWritten: number;
 }
 
+/**
+ * Appends list their parent's manifests plus one; at this many the snapshot writes one manifest of its live
+ * files instead (Iceberg's commit.manifest.min-count-to-merge default), so a list never grows past it.
+ */
+const MERGE_AT = 100;
+
 /** The table's metadata folder in the FileStore. */
 export function icebergFolder(namespace: string, table: string): string {
   return `data/${namespace}/${table}/metadata`;
@@ -227,11 +233,12 @@ async function exportOnce(
     const parent = i > 0 ? kept[i - 1]!.sequenceNumber : undefined;
     let manifests: ManifestFile[];
     // A parent's list that cannot be read (a torn write) is no loss: this snapshot then lists its live files.
+    // So does one whose list has grown long (Iceberg's manifest merging), to keep each list bounded.
     const parentList =
       s.removedFiles.length === 0 && parent !== undefined
         ? await listOf(parent).catch(() => undefined)
         : undefined;
-    if (parentList) {
+    if (parentList && parentList.length < MERGE_AT) {
       const entries = await Promise.all(
         s.addedFiles.map(
           async (f): Promise<ManifestEntry> => ({

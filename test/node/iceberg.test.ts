@@ -226,7 +226,9 @@ interface PyFile {
 
 function readWithSpec(name: string, fields: SpecField[], paths: string[]): PyFile[] {
   const spec = JSON.stringify({ type: "record", name, fields: avroFields(fields) });
-  return JSON.parse(execFileSync(PYTHON, ["-c", READ_WITH_SPEC, spec, ...paths], { encoding: "utf8" }));
+  return JSON.parse(
+    execFileSync(PYTHON, ["-c", READ_WITH_SPEC, spec, ...paths], { encoding: "utf8", maxBuffer: 1 << 28 }),
+  );
 }
 
 /** The field ids the spec gives, as READ_WITH_SPEC reports a file's own schema. */
@@ -471,6 +473,37 @@ describe("exportIceberg() of any table", () => {
       withFileTypes: true,
     });
     expect(left.filter((f) => f.isFile())).toEqual([]);
+  });
+
+  it("merges manifests once a snapshot's list reaches 100 (lists stay bounded, reads stay exact)", async () => {
+    const { root, location } = await freshRoot();
+    const storage = nodeStorage({ root, fsync: false });
+    const Many = ava.defineNamespace({
+      name: "many",
+      tables: {
+        t: ava.table({ schema: new A.Schema([new A.Field("id", new A.Int32(), false)]), rowLineage: false }),
+      },
+    });
+    const ns = await Many.open({ storage });
+    await ns.push();
+    for (let i = 0; i < 104; i++) await ns.t.append([{ id: i }] as never);
+    const { metadataPath } = await ava.exportIceberg(storage, "many", "t", { location });
+    const metadata = JSON.parse(await readFile(join(root, metadataPath), "utf8"));
+    const lengths = readWithSpec(
+      "manifest_file",
+      MANIFEST_FILE,
+      metadata.snapshots
+        .slice(97)
+        .map((s: { "manifest-list": string }) => join(root, s["manifest-list"].slice(location.length + 1))),
+    ).map((l) => l.records.length);
+    expect(lengths).toEqual([98, 99, 100, 1, 2, 3, 4]);
+    const tableUrl = `${location}/data/many/t`;
+    const history = await (ns.t as unknown as ava.Table).history();
+    for (const at of [99, 100, 101, 103]) {
+      const read = await icebergRead({ tableUrl, metadata: { ...metadata, "current-snapshot-id": at } });
+      expect(read.map((r) => r.id).sort((a, b) => a - b)).toEqual(Array.from({ length: at }, (_, i) => i));
+      expect(history[at - 1]!.sequenceNumber).toBe(at);
+    }
   });
 
   it("names every file by its file:// URI on a Node storage when no location is given", async () => {
