@@ -137,6 +137,26 @@ async function exportWithRetry(
   }
 }
 
+/** Each snapshot's JSON, made once: every later version lists it again unchanged. */
+const snapshotJson = new WeakMap<IcebergSnapshot, string>();
+
+/**
+ * The metadata file's text. The snapshot list is most of it and grows by one snapshot per commit, so the
+ * snapshots' JSON is kept and joined rather than serialized again each time (same text as JSON.stringify).
+ */
+function metadataJson(metadata: TableMetadata): string {
+  const { snapshots, ...rest } = metadata;
+  const parts = snapshots.map((s) => {
+    let json = snapshotJson.get(s);
+    if (json === undefined) {
+      json = JSON.stringify(s);
+      snapshotJson.set(s, json);
+    }
+    return json;
+  });
+  return `${JSON.stringify(rest).slice(0, -1)},"snapshots":[${parts.join(",")}]}`;
+}
+
 /** Another writer created the metadata version this export meant to write. */
 class LostRace extends Error {}
 
@@ -288,7 +308,7 @@ async function exportOnce(
   const hint = `${folder}/version-hint.text`;
   const staleHint = storage.files.delete(hint).catch(() => {});
   try {
-    await storage.files.write(path, new TextEncoder().encode(JSON.stringify(metadata)), REBUILDABLE);
+    await storage.files.write(path, new TextEncoder().encode(metadataJson(metadata)), REBUILDABLE);
   } catch (err) {
     await staleHint;
     const exists = (await storage.files.list(path)).some((f) => f.path === path);
