@@ -60,6 +60,7 @@ export {
 } from "./ingest/ingest-handler.js";
 export { errorResponse, httpStatusOf } from "./ingest/http-errors.js";
 export { type VacuumOptions, type VacuumResult, vacuum } from "./table/vacuum.js";
+export { exportIceberg, type IcebergExport, type IcebergOptions } from "./iceberg/export.js";
 export type { DropResult } from "./table/drop.js";
 export type { CompactOptions, CompactResult } from "./table/compact.js";
 export type { ExpireResult, RetentionOptions } from "./table/expire.js";

@@ -10,10 +10,19 @@ export interface FileInfo {
   modifiedMs: number;
 }
 
+/** How a file is written. */
+export interface WriteOptions {
+  /**
+   * Whether the file must survive power loss once the write resolves (a store that syncs, like Node's with
+   * fsync on, syncs it). Default true; false for files that can be rebuilt, such as Iceberg metadata.
+   */
+  durable?: boolean;
+}
+
 /** Byte-level, write-once files under `/`-separated relative paths. */
 export interface FileStore {
   /** Writes a whole new file; refuses to overwrite one that exists. */
-  write(path: string, bytes: Uint8Array): Promise<void>;
+  write(path: string, bytes: Uint8Array, options?: WriteOptions): Promise<void>;
   /** Reads a whole file; NOT_FOUND when missing. */
   read(path: string): Promise<Uint8Array>;
   readRange(path: string, offset: number, length: number): Promise<Uint8Array>;

@@ -1,6 +1,9 @@
 // `ava.table({ schema, rowLineage })`: a table declared before any storage exists. `defineNamespace` binds
 // declarations to their namespace and name, so workflow providers can name tables as `Def.tables.x`.
 import { INLINE_OFF, INLINE_ON, type InlineOptions } from "./inline-data.js";
+import type { IcebergOptions } from "../iceberg/location.js";
+import { icebergSchemas } from "../iceberg/schema.js";
+import { schemaToJson } from "../schema/arrow-json.js";
 import type * as A from "apache-arrow";
 import type { z } from "zod";
 import { AvaError, describeValue } from "../errors.js";
@@ -28,6 +31,12 @@ export interface TableOptions<S extends SchemaSource> {
    * append writes a data file, as before inlining existed.
    */
   inline?: InlineOptions | boolean;
+  /**
+   * Iceberg v2 metadata written next to the table's data after each commit of this handle (append,
+   * overwrite, compact), so Iceberg engines read the table: `true`, or `{ location }`, the URI other engines
+   * read the storage's root at (see exportIceberg). Default false: call exportIceberg() when wanted.
+   */
+  iceberg?: IcebergOptions | boolean;
 }
 
 /** What push() needs beyond the schema to evolve a stored table (see TableOptions). */
@@ -43,6 +52,8 @@ export interface TableDeclaration<Row = Record<string, unknown>, In = Row> {
   readonly changes: SchemaChanges;
   /** Appends inlined into the catalog (absent: the defaults; maxRows 0: none). */
   readonly inline?: Required<InlineOptions>;
+  /** Set: Iceberg metadata is written after each commit (see TableOptions.iceberg). */
+  readonly iceberg?: IcebergOptions;
   /** Type-only: the row and append-input types. */
   readonly __types?: { row: Row; input: In };
 }
@@ -88,6 +99,7 @@ export function table<S extends z.ZodObject | A.Schema>(
     renames = {},
     drops = [],
     inline = false,
+    iceberg = false,
   } = options ?? ({} as Partial<TableOptions<S>>);
   if (typeof rowLineage !== "boolean")
     throw new AvaError(
@@ -102,7 +114,22 @@ export function table<S extends z.ZodObject | A.Schema>(
   const resolved = resolveSchema(schema as S, rowLineage);
   const changes = { renames: { ...renames }, drops: Array.isArray(drops) ? [...drops] : drops };
   checkChanges(resolved, changes);
-  return { kind: "avalanche.table", schema: resolved, rowLineage, changes, inline: inlineOptions(inline) };
+  const decl = {
+    kind: "avalanche.table",
+    schema: resolved,
+    rowLineage,
+    changes,
+    inline: inlineOptions(inline),
+  } as const;
+  if (iceberg === false) return decl;
+  if (iceberg !== true && (typeof iceberg !== "object" || iceberg === null))
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `ava.table({ iceberg }) must be true, false or { location }, got ${describeValue(iceberg)}`,
+    );
+  // A column Iceberg cannot describe is refused now, not after the first commit.
+  icebergSchemas({ schema: schemaToJson(resolved.user), createdMs: 0, rowLineage }, "ava.table({ iceberg })");
+  return { ...decl, iceberg: iceberg === true ? {} : { ...iceberg } };
 }
 
 function inlineOptions(inline: InlineOptions | boolean): Required<InlineOptions> {

@@ -38,6 +38,12 @@ async function commitDrop(
     throw toAvaError(err, `dropping ${what}`);
   }
   let deletedFiles = 0;
+  // A table's Iceberg metadata goes with it (a later table of the same name starts its own).
+  for (const id of identifiers) {
+    const [namespace, table] = id.split(".") as [string, string];
+    const metadata = await storage.files.list(`data/${namespace}/${table}/metadata/`).catch(() => []);
+    for (const f of metadata) await storage.files.delete(f.path).catch(() => {});
+  }
   for (const path of files)
     await storage.files.delete(path).then(
       () => deletedFiles++,

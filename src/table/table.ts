@@ -23,6 +23,7 @@ import { type CompactOptions, type CompactResult, compactTable } from "./compact
 import { INLINE_OFF, INLINE_SUFFIX, inlinePayload } from "./inline-data.js";
 import { AppendResult } from "./append-result.js";
 import { type DropResult, dropTable } from "./drop.js";
+import { exportIcebergAfterCommit } from "../iceberg/export.js";
 import type { BoundTableDeclaration } from "./declare.js";
 import type { Predicate, Where } from "./predicate.js";
 import { where } from "./predicate.js";
@@ -272,14 +273,17 @@ export class Table<Row = Record<string, unknown>, In = Row> {
       });
     if (this.#tx) {
       const snapshot = this.#tx.stage(this.namespace, this.name, draft, written);
+      if (this.declaration.iceberg)
+        this.#tx.afterCommit(`iceberg:${this.identifier}`, () => this.#afterCommit());
       return new AppendResult<Row>(this.identifier, snapshot, table, zod);
     }
+    let committed: Snapshot;
     try {
       const result = await this.#storage.catalog.commit(
         [{ op: "commitSnapshot", namespace: this.namespace, table: this.name, snapshot: draft }],
         { dependsOn: written },
       );
-      return new AppendResult<Row>(this.identifier, result.snapshots[0]!, table, zod);
+      committed = result.snapshots[0]!;
     } catch (err) {
       // The commit did not happen: the file is unreferenced. Remove it now rather than leave it to vacuum.
       await written.catch(() => {});
@@ -291,6 +295,24 @@ export class Table<Row = Record<string, unknown>, In = Row> {
       }
       throw toAvaError(err, `appending to ${this.identifier}`);
     }
+    await this.#afterCommit();
+    return new AppendResult<Row>(this.identifier, committed, table, zod);
+  }
+
+  /**
+   * Tables declared with `iceberg` get their Iceberg metadata brought up to date after each commit. The
+   * commit has happened whatever this does: a failure is reported, not thrown (a throw would invite a
+   * retry that appends twice), and the next commit or exportIceberg() writes what it missed.
+   */
+  async #afterCommit(): Promise<void> {
+    const options = this.declaration.iceberg;
+    if (!options) return;
+    const done = exportIcebergAfterCommit(this.#storage, this.namespace, this.name, options).then(
+      () => {},
+      (err) =>
+        console.warn(`avalanche-web: Iceberg metadata of ${this.identifier} not written: ${String(err)}`),
+    );
+    if (!options.background) await done;
   }
 
   /** The answer to an append whose idempotency key an earlier snapshot carries: nothing is written. */
@@ -360,7 +382,9 @@ export class Table<Row = Record<string, unknown>, In = Row> {
    */
   async compact(options?: CompactOptions): Promise<CompactResult> {
     await this.#state(); // NOT_FOUND, or SCHEMA_MISMATCH for a stale declaration: nothing is rewritten
-    return compactTable(this.#storage, this.namespace, this.name, options);
+    const result = await compactTable(this.#storage, this.namespace, this.name, options);
+    await this.#afterCommit();
+    return result;
   }
 
   /** Removes the table and its data in one commit (history, streams' progress and cursors too). */

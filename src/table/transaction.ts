@@ -38,6 +38,8 @@ export class Transaction {
   /** Committed on their own when the writes are aborted (a failed attempt of a stream consumer). */
   readonly #onAbort: CatalogOp[] = [];
   #state: "open" | "committed" | "aborted" = "open";
+  /** Run once the commit has happened, by key (a table's Iceberg metadata: once per table). */
+  readonly #afterCommit = new Map<string, () => Promise<void>>();
 
   constructor(storage: Storage) {
     this.#storage = storage;
@@ -56,6 +58,11 @@ export class Transaction {
     this.#files.push(...draft.addedFiles);
     this.#written.push(written);
     return snapshot;
+  }
+
+  /** Runs `fn` after a successful commit (once per `key`; it must not throw). */
+  afterCommit(key: string, fn: () => Promise<void>): void {
+    if (!this.#afterCommit.has(key)) this.#afterCommit.set(key, fn);
   }
 
   /** Adds a catalog op to commit with the writes (stream progress), and one to commit if they abort. */
@@ -80,6 +87,7 @@ export class Transaction {
       await this.#commitOnAbort();
       throw toAvaError(err, "committing the node's writes");
     }
+    await Promise.all([...this.#afterCommit.values()].map((fn) => fn()));
   }
 
   /** Drops every staged write: nothing is committed, the data files are removed. */

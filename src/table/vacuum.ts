@@ -86,6 +86,8 @@ export async function vacuum(storage: Storage, options: VacuumOptions = {}): Pro
       `vacuum refused: ${stranger.path} belongs to no table of the catalog (was the catalog lost?); nothing was deleted`,
     );
   for (const file of files) {
+    // Iceberg metadata (data/<ns>/<table>/metadata/) is referenced by no snapshot but is no orphan.
+    if (file.path.split("/")[3] === "metadata") continue;
     if (!known.has(file.path) && file.modifiedMs <= cutoff) {
       await storage.files.delete(file.path);
       removed.push(file.path);

@@ -2,7 +2,7 @@
 // mid-write leaves a partial file that no commit references, which vacuum() removes.
 import { mkdir, open, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
-import type { FileInfo, FileStore } from "../types.js";
+import type { FileInfo, FileStore, WriteOptions } from "../types.js";
 import { checkRealFolder, insideRoot, ioError, writeNewFile } from "./paths.js";
 
 export class NodeFileStore implements FileStore {
@@ -18,7 +18,7 @@ export class NodeFileStore implements FileStore {
     return insideRoot(this.root, path);
   }
 
-  async write(path: string, bytes: Uint8Array): Promise<void> {
+  async write(path: string, bytes: Uint8Array, { durable = true }: WriteOptions = {}): Promise<void> {
     const full = insideRoot(this.root, path);
     try {
       const folder = dirname(full);
@@ -27,7 +27,7 @@ export class NodeFileStore implements FileStore {
         await mkdir(folder, { recursive: true });
         this.#folders.add(folder);
       }
-      await writeNewFile(full, bytes, this.fsync);
+      await writeNewFile(full, bytes, this.fsync && durable);
     } catch (err) {
       throw ioError(err, `writing ${path}`);
     }

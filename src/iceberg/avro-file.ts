@@ -1,0 +1,51 @@
+// Iceberg's Avro metadata files as whole buffers: one container file of records with the schema's text
+// and Iceberg's key-value metadata in the header. Uncompressed: the files are a few KB, written on every
+// commit, and a codec would cost more time than the bytes it saves.
+import { ByteReader } from "../avro/binary.js";
+import { ContainerReader, encodeBlock, encodeHeader } from "../avro/container.js";
+import { AvaError } from "../errors.js";
+import { concatBytes } from "../util/bytes.js";
+import { type AvroRecord, type AvroValue, decodeDatum, encodeRecords } from "./avro-datum.js";
+
+export function writeAvroFile(
+  schema: AvroRecord,
+  metadata: Record<string, string>,
+  records: readonly AvroValue[],
+): Uint8Array {
+  const sync = crypto.getRandomValues(new Uint8Array(16));
+  const header = encodeHeader(
+    { ...metadata, "avro.schema": JSON.stringify(schema), "avro.codec": "null" },
+    sync,
+  );
+  if (records.length === 0) return header;
+  return concatBytes([header, encodeBlock(records.length, encodeRecords(schema, records), sync)]);
+}
+
+export interface AvroFile {
+  metadata: Record<string, string>;
+  records: AvroValue[];
+}
+
+/** Reads a file this module wrote (any writer's, as long as its codec is null and its types ours). */
+export function readAvroFile(bytes: Uint8Array, name: string): AvroFile {
+  const reader = new ContainerReader();
+  reader.append(bytes);
+  const header = reader.readHeader();
+  if (!header) throw new AvaError("AVRO_CORRUPT", `${name}: truncated Avro header`);
+  const decoder = new TextDecoder();
+  const metadata = Object.fromEntries([...header.metadata].map(([k, v]) => [k, decoder.decode(v)]));
+  const codec = metadata["avro.codec"] ?? "null";
+  if (codec !== "null")
+    throw new AvaError(
+      "AVRO_CORRUPT",
+      `${name}: codec ${codec} (only files written uncompressed are read back)`,
+    );
+  const schema = JSON.parse(metadata["avro.schema"] ?? "null") as AvroRecord;
+  const records: AvroValue[] = [];
+  for (let block = reader.nextBlock(); block; block = reader.nextBlock()) {
+    const r = new ByteReader(block.data, block.offset);
+    for (let i = 0; i < block.count; i++) records.push(decodeDatum(r, schema));
+  }
+  reader.finish();
+  return { metadata, records };
+}

@@ -1,0 +1,325 @@
+// exportIceberg(): brings a table's Iceberg metadata (next to its data, under data/<ns>/<table>/metadata/)
+// up to the catalog's current state. It is incremental — snapshots already described keep their manifest
+// lists, and only newer ones get files — so it serves both as the one-off export of any table and as the
+// per-commit step of tables declared with `iceberg: true`. The catalog stays the truth: the metadata is a
+// view of it that can always be rebuilt, so a failed or skipped export is made good by the next one.
+//
+// Commit protocol, as Iceberg's file-system tables do it: manifests and manifest list first, then
+// `v<N+1>.metadata.json` created exclusively (the FileStore's write-once is the atomic step: of two writers
+// racing for N+1 one wins, the other re-reads and takes N+2), then `version-hint.text`.
+import { AvaError } from "../errors.js";
+import type { Snapshot } from "../storage/catalog/model.js";
+import { clockOf, type Storage } from "../storage/types.js";
+import { readAvroFile } from "./avro-file.js";
+import { inLane } from "./lanes.js";
+import { inlineWriter, rewriteEntries } from "./snapshot-entries.js";
+import { type IcebergOptions, locator } from "./location.js";
+import { ADDED, type ManifestFile } from "./manifest-schemas.js";
+import { type ManifestEntry, type SnapshotFiles, writeManifest, writeManifestList } from "./manifests.js";
+import { icebergSchemas } from "./schema.js";
+import {
+  asUuid,
+  type IcebergSnapshot,
+  snapshotSummary,
+  type TableMetadata,
+  tableMetadata,
+} from "./table-metadata.js";
+
+export type { IcebergOptions } from "./location.js";
+
+export interface IcebergExport {
+  /** The table's current metadata file, as a path in the storage's FileStore. */
+  metadataPath: string;
+  /** Its version N (`vN.metadata.json`). */
+  version: number;
+  /** How many snapshots got manifests in this call (0: the metadata was already current). */
+  snapshotsWritten: number;
+}
+
+/**
+ * Appends list their parent's manifests plus one; at this many the snapshot writes one manifest of its live
+ * files instead (Iceberg's commit.manifest.min-count-to-merge default), so a list never grows past it.
+ */
+const MERGE_AT = 100;
+
+/** The table's metadata folder in the FileStore. */
+export function icebergFolder(namespace: string, table: string): string {
+  return `data/${namespace}/${table}/metadata`;
+}
+
+/**
+ * Metadata files are written without fsync: they are a view of the catalog, and one torn by power loss is
+ * set aside and rewritten by the next export, so a sync would only slow every commit down.
+ */
+const REBUILDABLE = { durable: false } as const;
+
+const METADATA_FILE = /^v(\d+)\.metadata\.json$/;
+
+/** The newest metadata this process wrote or read, per storage and table: a commit then reads nothing back. */
+interface Known {
+  version: number;
+  /** Undefined when that version cannot be read (a torn write: metadata files are written without fsync). */
+  metadata: TableMetadata | undefined;
+  /** Manifest lists by snapshot id, once read or written. */
+  lists: Map<number, ManifestFile[]>;
+}
+
+const known = new WeakMap<Storage, Map<string, Known>>();
+
+function knownOf(storage: Storage): Map<string, Known> {
+  let m = known.get(storage);
+  if (!m) {
+    m = new Map();
+    known.set(storage, m);
+  }
+  return m;
+}
+
+/**
+ * Writes (or brings up to date) the Iceberg v2 metadata of `namespace.table`. NOT_FOUND for a table the
+ * catalog does not have; UNSUPPORTED_TYPE for a column Iceberg v2 cannot describe.
+ */
+export function exportIceberg(
+  storage: Storage,
+  namespace: string,
+  table: string,
+  options: IcebergOptions = {},
+): Promise<IcebergExport> {
+  return queued(storage, namespace, table, options, false);
+}
+
+/**
+ * The per-commit export (TableOptions.iceberg): right after this context's own commit, the catalog state it
+ * holds already has that commit, so the first attempt reads no catalog files.
+ */
+export function exportIcebergAfterCommit(
+  storage: Storage,
+  namespace: string,
+  table: string,
+  options: IcebergOptions,
+): Promise<IcebergExport> {
+  return queued(storage, namespace, table, options, true);
+}
+
+function queued(
+  storage: Storage,
+  namespace: string,
+  table: string,
+  options: IcebergOptions,
+  held: boolean,
+): Promise<IcebergExport> {
+  return inLane(storage, `${namespace}.${table}`, held, () =>
+    exportWithRetry(storage, namespace, table, options, held),
+  );
+}
+
+async function exportWithRetry(
+  storage: Storage,
+  namespace: string,
+  table: string,
+  options: IcebergOptions,
+  held: boolean,
+): Promise<IcebergExport> {
+  const key = `${namespace}.${table}`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await exportOnce(storage, namespace, table, options, held && attempt === 0);
+    } catch (err) {
+      knownOf(storage).delete(key); // whatever happened, re-read the metadata next time
+      if (!(err instanceof LostRace)) throw err;
+      if (attempt >= 4)
+        throw new AvaError(
+          "COMMIT_CONFLICT",
+          `Iceberg metadata of ${key}: other writers created the next metadata version first ${attempt + 1} times`,
+          { cause: err },
+        );
+    }
+  }
+}
+
+/** Each snapshot's JSON, made once: every later version lists it again unchanged. */
+const snapshotJson = new WeakMap<IcebergSnapshot, string>();
+
+/**
+ * The metadata file's text. The snapshot list is most of it and grows by one snapshot per commit, so the
+ * snapshots' JSON is kept and joined rather than serialized again each time (same text as JSON.stringify).
+ */
+function metadataJson(metadata: TableMetadata): string {
+  const { snapshots, ...rest } = metadata;
+  const parts = snapshots.map((s) => {
+    let json = snapshotJson.get(s);
+    if (json === undefined) {
+      json = JSON.stringify(s);
+      snapshotJson.set(s, json);
+    }
+    return json;
+  });
+  return `${JSON.stringify(rest).slice(0, -1)},"snapshots":[${parts.join(",")}]}`;
+}
+
+/** Another writer created the metadata version this export meant to write. */
+class LostRace extends Error {}
+
+async function loadKnown(storage: Storage, folder: string): Promise<Known | undefined> {
+  let newest = 0;
+  for (const f of await storage.files.list(`${folder}/`)) {
+    const m = METADATA_FILE.exec(f.path.slice(folder.length + 1));
+    if (m) newest = Math.max(newest, Number(m[1]));
+  }
+  if (newest === 0) return undefined;
+  try {
+    const text = new TextDecoder().decode(await storage.files.read(`${folder}/v${newest}.metadata.json`));
+    return { version: newest, metadata: JSON.parse(text) as TableMetadata, lists: new Map() };
+  } catch {
+    return { version: newest, metadata: undefined, lists: new Map() }; // rebuilt whole as the next version
+  }
+}
+
+async function exportOnce(
+  storage: Storage,
+  namespace: string,
+  table: string,
+  options: IcebergOptions,
+  held: boolean,
+): Promise<IcebergExport> {
+  const key = `${namespace}.${table}`;
+  const state = (held ? storage.catalog.peek() : undefined) ?? (await storage.catalog.current());
+  const entry = state.tables[key];
+  if (!entry) throw new AvaError("NOT_FOUND", `cannot export Iceberg metadata: table ${key} does not exist`);
+  const folder = icebergFolder(namespace, table);
+  const uri = locator(storage.files, options, key);
+  const schemas = icebergSchemas(entry, `table ${key}`);
+  const prev = knownOf(storage).get(key) ?? (await loadKnown(storage, folder));
+  // Metadata left by a dropped table of the same name describes other snapshots, and metadata written for
+  // another location names other URIs: only its numbering goes on.
+  const location = uri(`data/${namespace}/${table}`);
+  const usable =
+    prev?.metadata?.["table-uuid"] === asUuid(entry.uuid) && prev.metadata.location === location
+      ? prev
+      : undefined;
+  const kept = entry.history.snapshots;
+  const described = new Map<number, IcebergSnapshot>();
+  for (const s of usable?.metadata?.snapshots ?? []) described.set(s["snapshot-id"], s);
+  const isDescribed = (s: Snapshot) =>
+    described.get(s.sequenceNumber)?.summary["avalanche.snapshot-id"] === s.id;
+  if (
+    usable?.metadata &&
+    usable.metadata.snapshots.length === kept.length &&
+    kept.every(isDescribed) &&
+    usable.metadata["current-schema-id"] === schemas.currentSchemaId
+  )
+    return {
+      metadataPath: `${folder}/v${usable.version}.metadata.json`,
+      version: usable.version,
+      snapshotsWritten: 0,
+    };
+
+  const nowMs = clockOf(storage);
+  const ctx: SnapshotFiles = {
+    files: storage.files,
+    folder,
+    uri,
+    schema: schemas.schemas.at(-1)!,
+    nowMs,
+  };
+  const lists = new Map<number, ManifestFile[]>();
+  const listOf = async (sequence: number): Promise<ManifestFile[]> => {
+    const have = lists.get(sequence) ?? usable?.lists.get(sequence);
+    if (have) return have;
+    const listUri = described.get(sequence)!["manifest-list"];
+    const path = `${folder}/${listUri.slice(listUri.lastIndexOf("/") + 1)}`;
+    const records = readAvroFile(await storage.files.read(path), path).records as unknown as ManifestFile[];
+    lists.set(sequence, records);
+    return records;
+  };
+  const writes: Promise<void>[] = [];
+  const parquet = inlineWriter(storage, folder, writes);
+  let addedBy: Map<string, number> | undefined;
+  const sequenceOf = (path: string) => {
+    addedBy ??= new Map(kept.flatMap((s) => s.addedFiles.map((f) => [f.path, s.sequenceNumber] as const)));
+    // Files added by expired snapshots: the newest expired one bounds their sequence number from above.
+    return addedBy.get(path) ?? entry.history.base?.throughSequence ?? 0;
+  };
+
+  const snapshots: IcebergSnapshot[] = [];
+  let written = 0;
+  for (let i = 0; i < kept.length; i++) {
+    const s = kept[i]!;
+    const seq = s.sequenceNumber;
+    if (isDescribed(s)) {
+      snapshots.push(described.get(seq)!);
+      continue;
+    }
+    const parent = i > 0 ? kept[i - 1]!.sequenceNumber : undefined;
+    let manifests: ManifestFile[];
+    // A parent's list that cannot be read (a torn write) is no loss: this snapshot then lists its live files.
+    // So does one whose list has grown long (Iceberg's manifest merging), to keep each list bounded.
+    const parentList =
+      s.removedFiles.length === 0 && parent !== undefined
+        ? await listOf(parent).catch(() => undefined)
+        : undefined;
+    if (parentList && parentList.length < MERGE_AT) {
+      const entries = await Promise.all(
+        s.addedFiles.map(
+          async (f): Promise<ManifestEntry> => ({
+            status: ADDED,
+            file: await parquet(f),
+            addedSequence: seq,
+          }),
+        ),
+      );
+      const added = entries.length > 0 ? [writeManifest(ctx, seq, entries)] : [];
+      writes.push(...added.map((m) => m.written));
+      manifests = [...added.map((m) => m.value), ...parentList];
+    } else {
+      const m = writeManifest(ctx, seq, await rewriteEntries(entry, i, s, parquet, sequenceOf));
+      writes.push(m.written);
+      manifests = [m.value];
+    }
+    const list = writeManifestList(ctx, seq, parent, manifests);
+    writes.push(list.written);
+    lists.set(seq, manifests);
+    const snapshot: IcebergSnapshot = {
+      "snapshot-id": seq,
+      "sequence-number": seq,
+      "timestamp-ms": s.timestampMs,
+      "manifest-list": uri(list.value),
+      summary: snapshotSummary(s, manifests),
+      "schema-id": s.schemaId ?? 0,
+    };
+    if (parent !== undefined) snapshot["parent-snapshot-id"] = parent;
+    snapshots.push(snapshot);
+    written++;
+  }
+
+  const version = (prev?.version ?? 0) + 1;
+  const metadataLog = usable?.metadata
+    ? [
+        ...usable.metadata["metadata-log"].slice(-99),
+        {
+          "timestamp-ms": usable.metadata["last-updated-ms"],
+          "metadata-file": uri(`${folder}/v${usable.version}.metadata.json`),
+        },
+      ]
+    : [];
+  const metadata = tableMetadata(entry, schemas, snapshots, location, nowMs, metadataLog);
+  await Promise.all(writes); // every file the metadata names exists before the metadata does
+  const path = `${folder}/v${version}.metadata.json`;
+  const hint = `${folder}/version-hint.text`;
+  const staleHint = storage.files.delete(hint).catch(() => {});
+  try {
+    await storage.files.write(path, new TextEncoder().encode(metadataJson(metadata)), REBUILDABLE);
+  } catch (err) {
+    await staleHint;
+    const exists = (await storage.files.list(path)).some((f) => f.path === path);
+    if (exists) throw new LostRace(`${path} exists`, { cause: err });
+    throw err;
+  }
+  // The hint is only a hint (readers fall back to listing): a concurrent writer's is as good as ours.
+  await staleHint;
+  await storage.files.write(hint, new TextEncoder().encode(String(version)), REBUILDABLE).catch(() => {});
+  const all = new Map(usable?.lists);
+  for (const [k, v] of lists) all.set(k, v);
+  knownOf(storage).set(`${namespace}.${table}`, { version, metadata, lists: all });
+  return { metadataPath: path, version, snapshotsWritten: written };
+}

@@ -1,0 +1,131 @@
+// The table metadata JSON (table spec, "Table Metadata Fields", format v2): schemas with field ids, the
+// unpartitioned spec, the kept snapshots with their summaries, the current snapshot, and the name mapping
+// that lets readers find columns in Parquet files written without field ids.
+import type { Snapshot, TableMeta } from "../storage/catalog/model.js";
+import type { ManifestFile } from "./manifest-schemas.js";
+import type { IcebergSchema, IcebergSchemas } from "./schema.js";
+
+export interface IcebergSnapshot {
+  "snapshot-id": number;
+  "parent-snapshot-id"?: number;
+  "sequence-number": number;
+  "timestamp-ms": number;
+  "manifest-list": string;
+  summary: Record<string, string>;
+  "schema-id": number;
+}
+
+export interface TableMetadata {
+  "format-version": 2;
+  "table-uuid": string;
+  location: string;
+  "last-sequence-number": number;
+  "last-updated-ms": number;
+  "last-column-id": number;
+  schemas: IcebergSchema[];
+  "current-schema-id": number;
+  "partition-specs": { "spec-id": number; fields: never[] }[];
+  "default-spec-id": number;
+  "last-partition-id": number;
+  properties: Record<string, string>;
+  "current-snapshot-id"?: number;
+  refs?: Record<string, { "snapshot-id": number; type: "branch" }>;
+  snapshots: IcebergSnapshot[];
+  "snapshot-log": { "timestamp-ms": number; "snapshot-id": number }[];
+  "metadata-log": { "timestamp-ms": number; "metadata-file": string }[];
+  "sort-orders": { "order-id": number; fields: never[] }[];
+  "default-sort-order-id": number;
+}
+
+const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/**
+ * Tables are identified by ULIDs, Iceberg tables by UUIDs (engines parse them): a ULID is 128 bits, so its
+ * bits spelled as a UUID are the same identity, and the same table always gets the same UUID.
+ */
+export function asUuid(id: string): string {
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return id.toLowerCase();
+  let bits = 0n;
+  for (const c of id.toUpperCase()) bits = (bits << 5n) | BigInt(Math.max(0, CROCKFORD.indexOf(c)));
+  const hex = BigInt.asUintN(128, bits).toString(16).padStart(32, "0");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** Our operations in Iceberg's words: a compaction changes no row, which Iceberg calls "replace". */
+function operationOf(s: Snapshot): string {
+  if (s.operation === "compact") return "replace";
+  if (s.operation === "overwrite" && s.addedFiles.length === 0) return "delete";
+  return s.operation;
+}
+
+/** The snapshot summary (spec Appendix F), with our snapshot id and the run that made it. */
+export function snapshotSummary(s: Snapshot, manifests: readonly ManifestFile[]): Record<string, string> {
+  const live = manifests.reduce(
+    (acc, m) => ({
+      files: acc.files + m.added_files_count + m.existing_files_count,
+      rows: acc.rows + m.added_rows_count + m.existing_rows_count,
+    }),
+    { files: 0, rows: 0 },
+  );
+  const summary: Record<string, string> = {
+    operation: operationOf(s),
+    "added-data-files": String(s.addedFiles.length),
+    "deleted-data-files": String(s.removedFiles.length),
+    "added-records": String(s.addedRows),
+    "deleted-records": String(s.removedRows),
+    "added-files-size": String(s.addedFiles.reduce((n, f) => n + f.sizeBytes, 0)),
+    "total-data-files": String(live.files),
+    "total-records": String(live.rows),
+    "total-delete-files": "0",
+    "total-position-deletes": "0",
+    "total-equality-deletes": "0",
+    "avalanche.snapshot-id": s.id,
+  };
+  if (s.runId !== undefined) summary["avalanche.run-id"] = s.runId;
+  if (s.workflowName !== undefined) summary["avalanche.workflow-name"] = s.workflowName;
+  if (s.nodeSlug !== undefined) summary["avalanche.node-slug"] = s.nodeSlug;
+  return summary;
+}
+
+export function tableMetadata(
+  meta: TableMeta,
+  schemas: IcebergSchemas,
+  snapshots: IcebergSnapshot[],
+  location: string,
+  nowMs: number,
+  metadataLog: TableMetadata["metadata-log"],
+): TableMetadata {
+  const current = snapshots.at(-1);
+  const out: TableMetadata = {
+    "format-version": 2,
+    "table-uuid": asUuid(meta.uuid),
+    location,
+    "last-sequence-number": current?.["sequence-number"] ?? 0,
+    "last-updated-ms": nowMs,
+    "last-column-id": schemas.lastColumnId,
+    schemas: schemas.schemas,
+    "current-schema-id": schemas.currentSchemaId,
+    "partition-specs": [{ "spec-id": 0, fields: [] }],
+    "default-spec-id": 0,
+    // No partition field was ever assigned: ids start at 1000, so the last assigned is 999.
+    "last-partition-id": 999,
+    properties: {
+      ...meta.properties,
+      "schema.name-mapping.default": JSON.stringify(schemas.nameMapping),
+      "write.format.default": "parquet",
+    },
+    snapshots,
+    "snapshot-log": snapshots.map((s) => ({
+      "timestamp-ms": s["timestamp-ms"],
+      "snapshot-id": s["snapshot-id"],
+    })),
+    "metadata-log": metadataLog,
+    "sort-orders": [{ "order-id": 0, fields: [] }],
+    "default-sort-order-id": 0,
+  };
+  if (current) {
+    out["current-snapshot-id"] = current["snapshot-id"];
+    out.refs = { main: { "snapshot-id": current["snapshot-id"], type: "branch" } };
+  }
+  return out;
+}

@@ -1,0 +1,619 @@
+// Iceberg v2 metadata read by independent implementations: icebird (npm) reads our tables over HTTP — the
+// data and every snapshot by time travel must be exactly our rows — and Apache Avro's Python reads the
+// manifests and manifest lists with the spec's own schemas as reader schemas (field ids, required fields).
+import { execFileSync } from "node:child_process";
+import { createReadStream } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, stat } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as A from "apache-arrow";
+import { icebergRead } from "icebird";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as ava from "../../src/index.js";
+import { nodeStorage } from "../../src/node.js";
+import { expireTable } from "../../src/table/expire.js";
+import { Transaction } from "../../src/table/transaction.js";
+
+const PYTHON = "/usr/bin/python3";
+
+// ---- a static file server over one folder (icebird reads through fetch, as it would from S3) ----
+let served: string;
+let server: Server;
+let baseUrl: string;
+
+beforeAll(async () => {
+  served = await mkdtemp(join(tmpdir(), "ava-iceberg-"));
+  server = createServer((req, res) => {
+    const path = join(served, decodeURIComponent(new URL(req.url!, "http://x").pathname));
+    stat(path).then(
+      (s) => {
+        const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
+        const start = range ? Number(range[1]) : 0;
+        const end = range?.[2] ? Math.min(Number(range[2]), s.size - 1) : s.size - 1;
+        res.writeHead(range ? 206 : 200, {
+          "content-length": end - start + 1,
+          ...(range ? { "content-range": `bytes ${start}-${end}/${s.size}` } : {}),
+        });
+        if (req.method === "HEAD") return res.end();
+        createReadStream(path, { start, end }).pipe(res);
+      },
+      () => {
+        res.writeHead(404);
+        res.end();
+      },
+    );
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+let folders = 0;
+async function freshRoot(): Promise<{ root: string; location: string }> {
+  const name = `t${++folders}`;
+  await mkdir(join(served, name));
+  return { root: join(served, name), location: `${baseUrl}/${name}` };
+}
+
+// ---- a schema of many types, with the provenance columns ----
+const schema = new A.Schema([
+  new A.Field("id", new A.Int64(), false),
+  new A.Field("small", new A.Int32(), true),
+  new A.Field("ratio", new A.Float32(), true),
+  new A.Field("value", new A.Float64(), true),
+  new A.Field("name", new A.Utf8(), true),
+  new A.Field("ok", new A.Bool(), true),
+  new A.Field("blob", new A.Binary(), true),
+  new A.Field("at", new A.TimestampMicrosecond("UTC"), true),
+  new A.Field("kind", new A.Dictionary(new A.Utf8(), new A.Int32()), true),
+  new A.Field(
+    "point",
+    new A.Struct([new A.Field("x", new A.Float64(), true), new A.Field("label", new A.Utf8(), true)]),
+    true,
+  ),
+  new A.Field("samples", new A.List(new A.Field("item", new A.Float64(), true)), true),
+]);
+
+function rows(from: number, n: number): Record<string, unknown>[] {
+  return Array.from({ length: n }, (_, k) => {
+    const i = from + k;
+    return {
+      id: BigInt(i),
+      small: i % 3 === 0 ? null : i * 7,
+      ratio: i / 4,
+      value: i * 1.5,
+      name: i % 4 === 0 ? null : `row ${i} ü`,
+      ok: i % 2 === 0,
+      blob: new Uint8Array([i % 100, (i + 1) % 100, 0x41]), // ASCII: see canonical()
+      at: new Date(Date.UTC(2026, 0, 1) + i * 1000),
+      kind: ["a", "b", "c"][i % 3],
+      point: i % 5 === 0 ? null : { x: i / 2, label: `p${i}` },
+      samples: i % 6 === 0 ? null : [i, i + 0.5],
+    };
+  });
+}
+
+/** Values as plain JSON, so that our reader's and icebird's spellings of the same value compare equal. */
+function plain(v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (typeof v === "bigint") return v.toString();
+  if (typeof v === "number") return Number.isInteger(v) ? String(v) : v;
+  if (v instanceof Date) return v.getTime();
+  if (v instanceof Uint8Array) return [...v].join(",");
+  if (Array.isArray(v) || (typeof v === "object" && Symbol.iterator in (v as object)))
+    return [...(v as Iterable<unknown>)].map(plain);
+  if (typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    const json = typeof o.toJSON === "function" ? (o.toJSON as () => Record<string, unknown>)() : o;
+    return Object.fromEntries(
+      Object.keys(json)
+        .sort()
+        .map((k) => [k, plain(json[k])]),
+    );
+  }
+  return v;
+}
+
+function canonical(rowsIn: readonly Record<string, unknown>[]): string[] {
+  return rowsIn
+    .map((r) => {
+      // Timestamps compare in ms: icebird's Dates hold no microseconds.
+      // hyparquet reads a Binary column (BYTE_ARRAY without annotation) as text: compare its bytes.
+      const o = plain(
+        typeof r.blob === "string" ? { ...r, blob: new TextEncoder().encode(r.blob) } : r,
+      ) as Record<string, unknown>;
+      if (typeof o._ava_updated_at === "string")
+        o._ava_updated_at = Math.floor(Number(o._ava_updated_at) / 1000);
+      return JSON.stringify(o);
+    })
+    .sort();
+}
+
+async function ours(t: ava.Table, snapshotId: string): Promise<string[]> {
+  return canonical(await t.scan({ snapshotId }).toObjects());
+}
+
+/** The namespace, its table writing Iceberg metadata per commit with the served URL of the storage root. */
+function lake(location: string) {
+  return ava.defineNamespace({
+    name: "lake",
+    tables: { events: ava.table({ schema, iceberg: { location } }) },
+  });
+}
+
+/** Appends, a compaction, an overwrite, more appends: one snapshot each. Returns the snapshots in order. */
+async function history(events: ava.Table): Promise<ava.Snapshot[]> {
+  await events.append(rows(0, 3));
+  await events.append(rows(3, 2));
+  await events.append(rows(5, 4));
+  await events.compact();
+  await events.append(rows(9, 1));
+  await events.overwrite(rows(100, 3));
+  await events.append(rows(200, 2));
+  return events.history();
+}
+
+// ---- the spec's manifest schemas (table spec v2, "Manifests" and "Manifest Lists"), typed in from its tables ----
+type SpecField = [name: string, id: number, required: boolean, type: unknown];
+const DATA_FILE: SpecField[] = [
+  ["content", 134, true, "int"],
+  ["file_path", 100, true, "string"],
+  ["file_format", 101, true, "string"],
+  ["partition", 102, true, { type: "record", name: "r102", fields: [] }],
+  ["record_count", 103, true, "long"],
+  ["file_size_in_bytes", 104, true, "long"],
+];
+const MANIFEST_ENTRY: SpecField[] = [
+  ["status", 0, true, "int"],
+  ["snapshot_id", 1, false, "long"],
+  ["sequence_number", 3, false, "long"],
+  ["file_sequence_number", 4, false, "long"],
+  ["data_file", 2, true, { type: "record", name: "r2", fields: avroFields(DATA_FILE) }],
+];
+const MANIFEST_FILE: SpecField[] = [
+  ["manifest_path", 500, true, "string"],
+  ["manifest_length", 501, true, "long"],
+  ["partition_spec_id", 502, true, "int"],
+  ["content", 517, true, "int"],
+  ["sequence_number", 515, true, "long"],
+  ["min_sequence_number", 516, true, "long"],
+  ["added_snapshot_id", 503, true, "long"],
+  ["added_files_count", 504, true, "int"],
+  ["existing_files_count", 505, true, "int"],
+  ["deleted_files_count", 506, true, "int"],
+  ["added_rows_count", 512, true, "long"],
+  ["existing_rows_count", 513, true, "long"],
+  ["deleted_rows_count", 514, true, "long"],
+];
+
+function avroFields(fields: SpecField[]): unknown[] {
+  return fields.map(([name, id, required, type]) =>
+    required ? { name, type, "field-id": id } : { name, type: ["null", type], default: null, "field-id": id },
+  );
+}
+
+/**
+ * Apache Avro's Python reads each file with the spec's schema as its reader schema (a missing required
+ * field, or one of another type, fails schema resolution), and reports the file's own schema's field ids.
+ */
+const READ_WITH_SPEC = `
+import json, sys, avro.datafile, avro.io, avro.schema
+spec = avro.schema.parse(sys.argv[1])
+out = []
+for path in sys.argv[2:]:
+    with open(path, "rb") as f:
+        r = avro.datafile.DataFileReader(f, avro.io.DatumReader(readers_schema=spec))
+        meta = {k: v.decode() for k, v in r.meta.items() if k != "avro.sync"}
+        records = list(r)
+    def ids(t):
+        if isinstance(t, list): return [ids(x) for x in t if x != "null"][0]
+        if isinstance(t, dict) and t.get("type") == "record":
+            return {f["name"]: {"id": f.get("field-id"), "type": ids(f["type"])} for f in t["fields"]}
+        return t if isinstance(t, str) else t.get("type")
+    out.append({"path": path, "meta": meta, "ids": ids(json.loads(meta["avro.schema"])), "records": records})
+print(json.dumps(out))
+`;
+
+interface PyFile {
+  path: string;
+  meta: Record<string, string>;
+  ids: Record<string, unknown>;
+  records: Record<string, unknown>[];
+}
+
+function readWithSpec(name: string, fields: SpecField[], paths: string[]): PyFile[] {
+  const spec = JSON.stringify({ type: "record", name, fields: avroFields(fields) });
+  return JSON.parse(
+    execFileSync(PYTHON, ["-c", READ_WITH_SPEC, spec, ...paths], { encoding: "utf8", maxBuffer: 1 << 28 }),
+  );
+}
+
+/** The field ids the spec gives, as READ_WITH_SPEC reports a file's own schema. */
+function specIds(fields: SpecField[]): Record<string, unknown> {
+  return Object.fromEntries(
+    fields.map(([name, id, , type]) => [
+      name,
+      {
+        id,
+        type: name === "data_file" ? specIds(DATA_FILE) : name === "partition" ? {} : (type as string),
+      },
+    ]),
+  );
+}
+
+describe("Iceberg metadata written on every commit", () => {
+  it("icebird reads exactly our rows at every snapshot (time travel by metadata version and by snapshot id)", async () => {
+    const { root, location } = await freshRoot();
+    const ns = await lake(location).open({ storage: nodeStorage({ root, fsync: false }) });
+    await ns.push();
+    const events = ns.events as unknown as ava.Table;
+    const snapshots = await history(events);
+    expect(snapshots.map((s) => s.operation)).toEqual([
+      "append",
+      "append",
+      "append",
+      "compact",
+      "append",
+      "overwrite",
+      "append",
+    ]);
+    const tableUrl = `${location}/data/lake/events`;
+    for (const [i, s] of snapshots.entries()) {
+      const expected = await ours(events, s.id);
+      // One metadata version per commit: v(i+1) is the table as of snapshot i.
+      const atVersion = await icebergRead({ tableUrl, metadataFileName: `v${i + 1}.metadata.json` });
+      expect(canonical(atVersion), `snapshot ${i + 1} (${s.operation})`).toEqual(expected);
+    }
+    // The newest metadata describes every snapshot: time travel by snapshot id (= sequence number).
+    const latest = JSON.parse(
+      await readFile(join(root, "data/lake/events/metadata/version-hint.text"), "utf8").then((v) =>
+        readFile(join(root, `data/lake/events/metadata/v${v.trim()}.metadata.json`), "utf8"),
+      ),
+    );
+    expect(
+      latest.snapshots.map((s: { summary: Record<string, string> }) => s.summary["avalanche.snapshot-id"]),
+    ).toEqual(snapshots.map((s) => s.id));
+    for (const s of snapshots) {
+      const read = await icebergRead({
+        tableUrl,
+        metadata: { ...latest, "current-snapshot-id": s.sequenceNumber },
+      });
+      expect(canonical(read)).toEqual(await ours(events, s.id));
+    }
+    expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await events.scan().toObjects()));
+  });
+
+  it("manifests and manifest lists read with Apache Avro (Python) against the spec's schemas", async () => {
+    const { root, location } = await freshRoot();
+    const ns = await lake(location).open({ storage: nodeStorage({ root, fsync: false }) });
+    await ns.push();
+    const events = ns.events as unknown as ava.Table;
+    const snapshots = await history(events);
+    const folder = join(root, "data/lake/events/metadata");
+    const metadata = JSON.parse(await readFile(join(folder, `v${snapshots.length}.metadata.json`), "utf8"));
+    const local = (uri: string) => join(root, uri.slice(location.length + 1));
+    const lists = readWithSpec(
+      "manifest_file",
+      MANIFEST_FILE,
+      metadata.snapshots.map((s: { "manifest-list": string }) => local(s["manifest-list"])),
+    );
+    for (const [i, list] of lists.entries()) {
+      const s = snapshots[i]!;
+      expect(list.ids).toMatchObject(specIds(MANIFEST_FILE));
+      expect(list.meta).toMatchObject({ "format-version": "2", "snapshot-id": String(s.sequenceNumber) });
+      const manifests = readWithSpec(
+        "manifest_entry",
+        MANIFEST_ENTRY,
+        list.records.map((m) => local(m.manifest_path as string)),
+      );
+      const live: string[] = [];
+      for (const [k, manifest] of manifests.entries()) {
+        expect(manifest.ids).toEqual(specIds(MANIFEST_ENTRY));
+        expect(manifest.meta).toMatchObject({
+          "format-version": "2",
+          content: "data",
+          "partition-spec": "[]",
+          "partition-spec-id": "0",
+        });
+        expect(JSON.parse(manifest.meta.schema!)["schema-id"]).toBe(0);
+        const counts = [0, 1, 2].map((st) => manifest.records.filter((e) => e.status === st).length);
+        expect(counts).toEqual([
+          list.records[k]!.existing_files_count,
+          list.records[k]!.added_files_count,
+          list.records[k]!.deleted_files_count,
+        ]);
+        for (const e of manifest.records) {
+          const file = e.data_file as Record<string, unknown>;
+          expect(file.file_format).toBe("PARQUET");
+          // Only ADDED entries may leave their sequence numbers to inheritance.
+          if (e.status !== 1) expect(e.sequence_number).toEqual(expect.any(Number));
+          if (e.status !== 2) live.push(file.file_path as string);
+        }
+      }
+      // The manifests' live entries are exactly the snapshot's files.
+      const ourFiles = (await events.scan({ snapshotId: s.id }).plan()).files.map(
+        (f: { path: string }) => `${location}/${f.path}`,
+      );
+      expect(live.sort()).toEqual(ourFiles.sort());
+    }
+  });
+});
+
+describe("concurrent commits and writers", () => {
+  it("background metadata: commits in quick succession share versions, and exportIceberg() waits for it", async () => {
+    const { root, location } = await freshRoot();
+    const Fast = ava.defineNamespace({
+      name: "fast",
+      tables: { t: ava.table({ schema, iceberg: { location, background: true } }) },
+    });
+    const ns = await Fast.open({ storage: nodeStorage({ root, fsync: false }) });
+    await ns.push();
+    const t = ns.t as unknown as ava.Table;
+    await Promise.all(Array.from({ length: 12 }, (_, i) => t.append(rows(i * 10, 3))));
+    const { version } = await ava.exportIceberg(ns.storage, "fast", "t", { location });
+    expect(version).toBeLessThanOrEqual(12);
+    const read = await icebergRead({ tableUrl: `${location}/data/fast/t` });
+    expect(read).toHaveLength(36);
+    expect(canonical(read)).toEqual(canonical(await t.scan().toObjects()));
+  });
+
+  it("a workflow node's writes (one transaction over two tables) get their metadata when they commit", async () => {
+    const { root, location } = await freshRoot();
+    const Node = ava.defineNamespace({
+      name: "wf",
+      tables: {
+        a: ava.table({ schema, iceberg: { location } }),
+        b: ava.table({ schema, iceberg: { location } }),
+      },
+    });
+    const ns = await Node.open({ storage: nodeStorage({ root, fsync: false }) });
+    await ns.push();
+    const tx = new Transaction(ns.storage);
+    await (ns.a as unknown as ava.Table).inTransaction(tx).append(rows(0, 2));
+    await (ns.a as unknown as ava.Table).inTransaction(tx).append(rows(2, 2));
+    await (ns.b as unknown as ava.Table).inTransaction(tx).append(rows(10, 3));
+    await tx.commit();
+    expect(await icebergRead({ tableUrl: `${location}/data/wf/a` })).toHaveLength(4);
+    expect(await icebergRead({ tableUrl: `${location}/data/wf/b` })).toHaveLength(3);
+  });
+
+  it("two writers (two processes' storages) racing for the same metadata version both land", async () => {
+    const { root, location } = await freshRoot();
+    const Two = ava.defineNamespace({ name: "two", tables: { t: ava.table({ schema }) } });
+    const [a, b] = [nodeStorage({ root, fsync: false }), nodeStorage({ root, fsync: false })];
+    const nsA = await Two.open({ storage: a });
+    await nsA.push();
+    const nsB = await Two.open({ storage: b });
+    await nsA.t.append(rows(0, 2) as never);
+    await nsB.t.append(rows(10, 2) as never);
+    const results = await Promise.all([
+      ava.exportIceberg(a, "two", "t", { location }),
+      ava.exportIceberg(b, "two", "t", { location }),
+    ]);
+    // The loser of v1 re-reads it: it describes both snapshots already, so it has nothing to add.
+    expect(results.map((r) => r.version)).toEqual([1, 1]);
+    expect(results.map((r) => r.snapshotsWritten).sort()).toEqual([0, 2]);
+    await nsB.t.append(rows(20, 2) as never);
+    expect(await ava.exportIceberg(a, "two", "t", { location })).toMatchObject({
+      version: 2,
+      snapshotsWritten: 1,
+    });
+    expect(canonical(await icebergRead({ tableUrl: `${location}/data/two/t` }))).toEqual(
+      canonical(await (nsA.t as unknown as ava.Table).scan().toObjects()),
+    );
+  });
+});
+
+describe("exportIceberg() of any table", () => {
+  const Plain = ava.defineNamespace({
+    name: "plain",
+    tables: { small: ava.table({ schema, inline: true }) },
+  });
+
+  it("exports inlined appends and a history with expired snapshots, then catches up incrementally", async () => {
+    const { root, location } = await freshRoot();
+    const storage = nodeStorage({ root, fsync: false });
+    const ns = await Plain.open({ storage });
+    await ns.push();
+    const small = ns.small as unknown as ava.Table;
+    for (let i = 0; i < 5; i++) await small.append(rows(i * 10, 2 + i)); // inlined: no data file
+    await small.compact();
+    await small.append(rows(90, 3));
+    const before = await small.history();
+    const expired = await expireTable(storage, "plain", "small", { maxAgeMs: 0, minSnapshots: 3 });
+    expect(expired.expired).toBe(before.length - 3);
+    const kept = await small.history();
+
+    const first = await ava.exportIceberg(storage, "plain", "small", { location });
+    expect(first).toEqual({
+      metadataPath: "data/plain/small/metadata/v1.metadata.json",
+      version: 1,
+      snapshotsWritten: 3,
+    });
+    const tableUrl = `${location}/data/plain/small`;
+    const metadata = JSON.parse(await readFile(join(root, first.metadataPath), "utf8"));
+    // Expired snapshots are not described; the kept ones are, by their sequence numbers.
+    expect(metadata.snapshots.map((s: { "snapshot-id": number }) => s["snapshot-id"])).toEqual(
+      kept.map((s) => s.sequenceNumber),
+    );
+    for (const s of kept) {
+      const read = await icebergRead({
+        tableUrl,
+        metadata: { ...metadata, "current-snapshot-id": s.sequenceNumber },
+      });
+      expect(canonical(read), `snapshot ${s.sequenceNumber}`).toEqual(await ours(small, s.id));
+    }
+
+    // Nothing new: nothing written. Then two appends: two snapshots more, in version 2, reusing manifests.
+    expect((await ava.exportIceberg(storage, "plain", "small", { location })).snapshotsWritten).toBe(0);
+    await small.append(rows(300, 20));
+    await small.append(rows(400, 1));
+    const second = await ava.exportIceberg(storage, "plain", "small", { location });
+    expect(second).toMatchObject({ version: 2, snapshotsWritten: 2 });
+    expect(await readFile(join(root, "data/plain/small/metadata/version-hint.text"), "utf8")).toBe("2");
+    expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await small.scan().toObjects()));
+    // A fresh process (no metadata held in memory) reads the metadata back and goes on from it.
+    const again = nodeStorage({ root, fsync: false });
+    await small.append(rows(500, 4));
+    expect(await ava.exportIceberg(again, "plain", "small", { location })).toMatchObject({
+      version: 3,
+      snapshotsWritten: 1,
+    });
+    expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await small.scan().toObjects()));
+
+    // vacuum() leaves the metadata alone; dropping the table removes it.
+    await ava.vacuum(storage, { olderThanMs: 0 });
+    expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await small.scan().toObjects()));
+    await small.drop();
+    const left = await readdir(join(root, "data/plain/small/metadata"), {
+      recursive: true,
+      withFileTypes: true,
+    });
+    expect(left.filter((f) => f.isFile())).toEqual([]);
+  });
+
+  it("merges manifests once a snapshot's list reaches 100 (lists stay bounded, reads stay exact)", async () => {
+    const { root, location } = await freshRoot();
+    const storage = nodeStorage({ root, fsync: false });
+    const Many = ava.defineNamespace({
+      name: "many",
+      tables: {
+        t: ava.table({ schema: new A.Schema([new A.Field("id", new A.Int32(), false)]), rowLineage: false }),
+      },
+    });
+    const ns = await Many.open({ storage });
+    await ns.push();
+    for (let i = 0; i < 104; i++) await ns.t.append([{ id: i }] as never);
+    const { metadataPath } = await ava.exportIceberg(storage, "many", "t", { location });
+    const metadata = JSON.parse(await readFile(join(root, metadataPath), "utf8"));
+    const lengths = readWithSpec(
+      "manifest_file",
+      MANIFEST_FILE,
+      metadata.snapshots
+        .slice(97)
+        .map((s: { "manifest-list": string }) => join(root, s["manifest-list"].slice(location.length + 1))),
+    ).map((l) => l.records.length);
+    expect(lengths).toEqual([98, 99, 100, 1, 2, 3, 4]);
+    const tableUrl = `${location}/data/many/t`;
+    const history = await (ns.t as unknown as ava.Table).history();
+    for (const at of [99, 100, 101, 103]) {
+      const read = await icebergRead({ tableUrl, metadata: { ...metadata, "current-snapshot-id": at } });
+      expect(read.map((r) => r.id).sort((a, b) => a - b)).toEqual(Array.from({ length: at }, (_, i) => i));
+      expect(history[at - 1]!.sequenceNumber).toBe(at);
+    }
+  });
+
+  it("names every file by its file:// URI on a Node storage when no location is given", async () => {
+    const { root } = await freshRoot();
+    const storage = nodeStorage({ root, fsync: false });
+    const ns = await Plain.open({ storage });
+    await ns.push();
+    await ns.small.append(rows(0, 30) as never);
+    const { metadataPath } = await ava.exportIceberg(storage, "plain", "small");
+    const metadata = JSON.parse(await readFile(join(root, metadataPath), "utf8"));
+    expect(metadata.location).toBe(`file://${join(root, "data/plain/small")}`);
+    expect(metadata.snapshots[0]["manifest-list"]).toMatch(
+      new RegExp(`^file://${join(root, "data/plain/small/metadata")}/snap-1-\\w+\\.avro$`),
+    );
+    expect(metadata["format-version"]).toBe(2);
+    expect(metadata["table-uuid"]).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("describes columns by field id with a name mapping, renames included", async () => {
+    const { root, location } = await freshRoot();
+    const storage = nodeStorage({ root, fsync: false });
+    const v0 = ava.defineNamespace({
+      name: "evo",
+      tables: { t: ava.table({ schema: new A.Schema([new A.Field("a", new A.Int64(), false)]) }) },
+    });
+    const ns0 = await v0.open({ storage });
+    await ns0.push();
+    await ns0.t.append([{ a: 1n }] as never);
+    const v1 = ava.defineNamespace({
+      name: "evo",
+      tables: {
+        t: ava.table({
+          schema: new A.Schema([
+            new A.Field("b", new A.Int64(), false),
+            new A.Field("tags", new A.List(new A.Field("item", new A.Utf8(), true)), true),
+          ]),
+          renames: { b: "a" },
+        }),
+      },
+    });
+    const ns1 = await v1.open({ storage });
+    await ns1.push();
+    await ns1.t.append([{ b: 2n, tags: ["x"] }] as never);
+    const { metadataPath } = await ava.exportIceberg(storage, "evo", "t", { location });
+    const metadata = JSON.parse(await readFile(join(root, metadataPath), "utf8"));
+    expect(metadata["current-schema-id"]).toBe(1);
+    expect(
+      metadata.schemas.map((s: { fields: { id: number; name: string }[] }) => s.fields.slice(0, 2)),
+    ).toEqual([
+      [
+        { id: 1, name: "a", required: true, type: "long" },
+        { id: 1_000_000_000, name: "_ava_updated_at", required: true, type: "timestamptz" },
+      ],
+      [
+        { id: 1, name: "b", required: true, type: "long" },
+        {
+          id: 2,
+          name: "tags",
+          required: false,
+          type: { type: "list", "element-id": 131_073, element: "string", "element-required": false },
+        },
+      ],
+    ]);
+    const mapping = JSON.parse(metadata.properties["schema.name-mapping.default"]);
+    expect(mapping.slice(0, 3)).toEqual([
+      { "field-id": 1, names: ["a", "b"] },
+      { "field-id": 2, names: ["tags"], fields: [{ "field-id": 131_073, names: ["element", "item"] }] },
+      { "field-id": 1_000_000_000, names: ["_ava_updated_at"] },
+    ]);
+    expect(metadata["last-column-id"]).toBe(1_000_000_008);
+    expect(metadata.snapshots.map((s: { "schema-id": number }) => s["schema-id"])).toEqual([0, 1]);
+  });
+
+  it("refuses a missing table, a type Iceberg cannot describe, and a location that is no URI", async () => {
+    const { root } = await freshRoot();
+    const storage = nodeStorage({ root, fsync: false });
+    await expect(ava.exportIceberg(storage, "nope", "missing")).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: expect.stringContaining("nope.missing"),
+    });
+    const Telemetry = ava.defineNamespace({
+      name: "tm",
+      tables: { points: ava.table({ schema: ava.avro.avroStreamArrowSchema }) },
+    });
+    const ns = await Telemetry.open({ storage });
+    await ns.push();
+    await expect(ava.exportIceberg(storage, "tm", "points")).rejects.toMatchObject({
+      code: "UNSUPPORTED_TYPE",
+      message: expect.stringMatching(
+        /table tm\.points: column "timestamp" has type timestamp\(ns, UTC\).*v3/,
+      ),
+    });
+    expect(() => ava.table({ schema: ava.avro.avroStreamArrowSchema, iceberg: true })).toThrow(
+      expect.objectContaining({ code: "UNSUPPORTED_TYPE", message: expect.stringContaining('"timestamp"') }),
+    );
+    expect(() =>
+      ava.table({ schema: new A.Schema([new A.Field("n", new A.Uint32(), true)]), iceberg: true }),
+    ).toThrow(
+      expect.objectContaining({ code: "UNSUPPORTED_TYPE", message: expect.stringMatching(/"n".*unsigned/) }),
+    );
+    const Ok = ava.defineNamespace({ name: "ok", tables: { t: ava.table({ schema }) } });
+    await (await Ok.open({ storage })).push();
+    // A table without snapshots has metadata too: schemas, no current snapshot.
+    const empty = await ava.exportIceberg(storage, "ok", "t");
+    const metadata = JSON.parse(await readFile(join(root, empty.metadataPath), "utf8"));
+    expect(metadata).toMatchObject({ snapshots: [], "last-sequence-number": 0 });
+    expect(metadata["current-snapshot-id"]).toBeUndefined();
+    await expect(ava.exportIceberg(storage, "ok", "t", { location: "bucket/prefix" })).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+      message: expect.stringContaining("s3://bucket/prefix"),
+    });
+  });
+});
