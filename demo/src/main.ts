@@ -3,6 +3,7 @@
 import { AvroView } from "./avro/view.js";
 import { Board } from "./charts/board.js";
 import { openStorage, storageName, Telemetry } from "./namespace.js";
+import { LiveView } from "./live/live-view.js";
 import { RunsView } from "./workflows/runs-view.js";
 import { SqlConsole } from "./sql/console.js";
 import { startSimulator } from "./simulator.js";
@@ -44,10 +45,11 @@ void registerOffline(document.getElementById("offline-status")!);
 void showStorage(document.getElementById("storage-info")!, storage);
 const sql = new SqlConsole(document.getElementById("tab-sql")!, ns, () => timeTravel.snapshot);
 const runs = new RunsView(document.getElementById("tab-workflows")!, ns);
-tabs({ sql: () => void sql.run(), workflows: () => void runs.refresh() });
+const live = new LiveView(document.getElementById("tab-live")!, name);
+tabs({ sql: () => void sql.run(), workflows: () => void runs.refresh(), live: () => void live.poll(true) });
 const avro = new AvroView(document.getElementById("tab-data")!, ns, name, board);
 
-const demo = { ns, storage, board, timeTravel, simulator, sql, avro, runs };
+const demo = { ns, storage, board, timeTravel, simulator, sql, avro, runs, live };
 declare global {
   interface Window {
     demo: typeof demo;
