@@ -17,6 +17,7 @@ const name = storageName();
 const storage = openStorage(name);
 const ns = await Telemetry.open({ storage });
 await ns.push();
+performance.mark("demo:storage-open");
 
 const board = new Board(document.getElementById("tab-charts")!, name);
 const timeTravel = new TimeTravel(document.getElementById("time-travel")!, ns.points, (snap) => {
