@@ -38,7 +38,10 @@ ns.points.subscribe(() => {
   }
 });
 await timeTravel.reload();
-void board.refresh();
+// ?t1=<epoch ms>: a link to the 30 s ending then (not following the clock); otherwise the live tail
+const linked = Number(params.get("t1"));
+if (linked > 0) board.show({ live: false, t0: linked - 30_000, t1: linked });
+else void board.refresh();
 
 const simulator = startSimulator(document.getElementById("sim")!, name, params.get("sim") !== "off");
 showNetwork(document.getElementById("net")!);

@@ -12,7 +12,7 @@ export type SimulatorCommand =
   | { type: "backfill"; storage: string; hz: number; points: number };
 export type SimulatorReport =
   | { type: "flushed"; points: number; snapshotId: string; appendMs: number }
-  | { type: "backfilled"; points: number; snapshots: number; ms: number }
+  | { type: "backfilled"; points: number; snapshots: number; ms: number; endMs: number }
   | { type: "error"; message: string };
 
 let timer: ReturnType<typeof setInterval> | undefined;
@@ -102,6 +102,7 @@ async function backfill(storageName: string, hz: number, points: number): Promis
     points: written,
     snapshots,
     ms: performance.now() - t0,
+    endMs: end,
   } satisfies SimulatorReport);
 }
 
