@@ -105,7 +105,9 @@ export class Board {
       // after uPlot's redraw (a microtask queued by setData): what `npm run bench -- demo` times from navigation
       if (!this.#drawn && answer.points > 0) {
         this.#drawn = true;
-        queueMicrotask(() => performance.mark("demo:first-chart", { detail: { points: answer.points } }));
+        queueMicrotask(() =>
+          performance.mark("demo:first-chart", { detail: { points: answer.points, workerMs: answer.ms } }),
+        );
       }
       this.last = answer;
       const where = v.snapshotId ? `snapshot ${v.snapshotId.slice(0, 10)}…` : v.live ? "live" : "zoomed";
