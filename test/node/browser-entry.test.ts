@@ -1,7 +1,7 @@
 // Bundles an entry for the browser with Vite and records every Node built-in the bundle reaches.
 import { builtinModules } from "node:module";
 import { expect, it } from "vitest";
-import { build, type Plugin } from "vite";
+import { build, loadConfigFromFile, type Plugin } from "vite";
 
 async function nodeImportsReachedFrom(entry: string, alsoRefuse: RegExp = /^$/): Promise<string[]> {
   const reached: string[] = [];
@@ -47,7 +47,15 @@ it("the detector does see Node imports (control: src/node.ts reaches several)", 
   expect(reached.some((r) => r.startsWith("node:fs/promises"))).toBe(true);
 });
 
-it("the demo builds with its own plain Vite config (no polyfills, no plugins)", async () => {
+it("the demo's one Vite plugin is its own ingest endpoint: server hooks only, nothing in the build", async () => {
+  const loaded = await loadConfigFromFile({ command: "build", mode: "production" }, "demo/vite.config.ts");
+  const plugins = [loaded!.config.plugins ?? []].flat(3) as Plugin[];
+  expect(plugins.map((p) => [p.name, Object.keys(p).sort()])).toEqual([
+    ["demo-ingest-endpoint", ["configurePreviewServer", "configureServer", "name"]],
+  ]);
+});
+
+it("the demo builds with its own plain Vite config (no polyfills, no library plugins)", async () => {
   const result = await build({
     configFile: "demo/vite.config.ts",
     logLevel: "silent",
