@@ -118,11 +118,13 @@ export class Board {
     }
   }
 
-  /** Live: slide the window with the clock each frame (uPlot redraws only the scale change). */
+  /** Live: slide the window with the clock, at most a frame a pixel (uPlot redraws only the scale change). */
   #tail(): void {
     const step = () => {
-      if (this.#view.live && !document.hidden) {
-        const span = this.#view.t1 - this.#view.t0;
+      const span = this.#view.t1 - this.#view.t0;
+      // scroll only once the window has moved a whole pixel: a redraw in between would change nothing seen
+      const msPerPixel = (span * devicePixelRatio) / (this.panels[0]?.plot.bbox.width || 800);
+      if (this.#view.live && !document.hidden && Date.now() - this.#view.t1 >= msPerPixel) {
         this.#view.t1 = Date.now();
         this.#view.t0 = this.#view.t1 - span;
         const { t0, t1 } = this.#view;
