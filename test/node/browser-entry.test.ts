@@ -58,6 +58,7 @@ it("the demo's one Vite plugin is its own ingest endpoint: server hooks only, no
 it("the demo builds with its own plain Vite config (no polyfills, no library plugins)", async () => {
   const result = await build({
     configFile: "demo/vite.config.ts",
+    root: "demo", // as `vite build` run in demo/ has it: the config sets no root of its own
     logLevel: "silent",
     build: { write: false },
   });
