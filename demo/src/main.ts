@@ -37,11 +37,12 @@ ns.points.subscribe(() => {
     }, 1_000);
   }
 });
-await timeTravel.reload();
+// the first chart read starts before anything else is awaited: its Worker opens the storage meanwhile
 // ?t1=<epoch ms>: a link to the 30 s ending then (not following the clock); otherwise the live tail
 const linked = Number(params.get("t1"));
 if (linked > 0) board.show({ live: false, t0: linked - 30_000, t1: linked });
 else void board.refresh();
+await timeTravel.reload();
 
 const simulator = startSimulator(document.getElementById("sim")!, name, params.get("sim") !== "off");
 showNetwork(document.getElementById("net")!);
