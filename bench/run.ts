@@ -1,8 +1,9 @@
 // `npm run bench`: every benchmark, each printing its table of medians and ratios. Never part of `npm test`.
-// `npm run bench -- node` (or `browser`, `avro`, `sql`, `workflow`, `streams`, `live`, `serve`, `maintenance`, `iceberg`)
-// runs one group.
+// `npm run bench -- node` (or `browser`, `avro`, `sql`, `workflow`, `streams`, `live`, `serve`, `maintenance`,
+// `iceberg`, `demo`) runs one group.
 import { benchAvro } from "./avro.js";
 import { benchBrowserStorage } from "./browser-storage.js";
+import { benchDemo } from "./demo.js";
 import { benchIceberg } from "./iceberg.js";
 import { benchLive } from "./live.js";
 import { benchMaintenance } from "./maintenance.js";
@@ -23,3 +24,4 @@ if (!only || only === "live") await benchLive();
 if (!only || only === "serve") await benchServe();
 if (!only || only === "maintenance") await benchMaintenance();
 if (!only || only === "iceberg") await benchIceberg();
+if (!only || only === "demo") await benchDemo();

@@ -2,7 +2,7 @@
 // own build, with its plain Vite config on the packed package, is tested in demo.test.ts.)
 import { builtinModules } from "node:module";
 import { expect, it } from "vitest";
-import { build, type Plugin } from "vite";
+import { build, loadConfigFromFile, type Plugin } from "vite";
 
 async function nodeImportsReachedFrom(entry: string, alsoRefuse: RegExp = /^$/): Promise<string[]> {
   const reached: string[] = [];
@@ -49,4 +49,12 @@ it("the detector does see Node imports (control: src/node.ts reaches several)", 
   const reached = await nodeImportsReachedFrom("src/node.ts", /@duckdb\/node-api/);
   expect(reached.some((r) => r.startsWith("node:fs/promises"))).toBe(true);
   expect(reached.some((r) => r.startsWith("@duckdb/node-api"))).toBe(true);
+});
+
+it("the demo's one Vite plugin is its own ingest endpoint: server hooks only, nothing in the build", async () => {
+  const loaded = await loadConfigFromFile({ command: "build", mode: "production" }, "demo/vite.config.ts");
+  const plugins = [loaded!.config.plugins ?? []].flat(3) as Plugin[];
+  expect(plugins.map((p) => [p.name, Object.keys(p).sort()])).toEqual([
+    ["demo-ingest-endpoint", ["configurePreviewServer", "configureServer", "name"]],
+  ]);
 });

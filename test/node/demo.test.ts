@@ -2,17 +2,21 @@
 // into demo/, `vite build`, the precache list), served by `vite preview`, driven in Debian's Chromium. The
 // simulator runs; charts draw points; SQL runs; an Avro file is dropped and its channels appear (a damaged one
 // is refused, nothing appended); a range is exported; the rollup runs in Web Workers and its run, DAG and
-// rows' lineage show; the time-travel slider pins a snapshot for charts and SQL; then, offline, a reload boots
-// from the service worker with the same data. Screenshots of each view go to test-artifacts/demo/.
+// rows' lineage show; the time-travel slider pins a snapshot for charts and SQL; the live stream goes offline,
+// keeps its batches in the outbox and drains them to the ingest endpoint served next to the app, every point
+// once; then, offline, a reload boots from the service worker with the same data. Screenshots of each view go
+// to test-artifacts/demo/.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_ARGS, chromiumPath } from "../../scripts/chromium-path.mjs";
-import { openAvroStream } from "../../src/avro.js";
+import { avroStreamArrowSchema, openAvroStream } from "../../src/avro.js";
+import { defineNamespace, nodeStorage, table } from "../../src/node.js";
 import { demoAvroFixture, FIXTURE_START_MS } from "../support/demo-avro-fixture.js";
 import "../support/demo-window.js";
 
@@ -27,6 +31,8 @@ let browser: Browser | undefined;
 let context: BrowserContext | undefined;
 let page: Page;
 let origin = "";
+/** The ingest endpoint's table (demo/ingest-plugin.ts), fresh for this run. */
+let ingestRoot = "";
 const problems: string[] = [];
 
 async function freePort(): Promise<number> {
@@ -44,7 +50,12 @@ async function preview(): Promise<string> {
   const port = await freePort();
   const vite = join(DEMO, "node_modules/vite/bin/vite.js");
   const args = [vite, "preview", "--port", String(port), "--strictPort", "--host", "127.0.0.1"];
-  server = spawn(process.execPath, args, { cwd: DEMO, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  server = spawn(process.execPath, args, {
+    cwd: DEMO,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, DEMO_INGEST_ROOT: ingestRoot },
+  });
   const url = `http://127.0.0.1:${port}`;
   let log = "";
   await new Promise<void>((resolve, reject) => {
@@ -104,6 +115,7 @@ describe(
         cwd: REPO,
         maxBuffer: 64 * 1024 * 1024,
       });
+      ingestRoot = await mkdtemp(join(tmpdir(), "demo-ingest-"));
       origin = await preview();
       browser = await chromium.launch({
         executablePath: chromiumPath() ?? "/usr/bin/chromium",
@@ -118,6 +130,7 @@ describe(
     afterAll(async () => {
       await browser?.close();
       if (server?.pid && server.exitCode === null) process.kill(-server.pid, "SIGTERM");
+      if (ingestRoot) await rm(ingestRoot, { recursive: true, force: true });
     });
 
     it("draws the simulator's channels, live", async () => {
@@ -208,7 +221,9 @@ describe(
       );
       await shot("3-avro");
 
-      await page.selectOption("#export-range", "view");
+      // not "the charts' window": the simulator stopped after the first test, and on a busy machine its last
+      // points may be older than the live 30 s by now
+      await page.selectOption("#export-range", "600000");
       const download = page.waitForEvent("download");
       await page.click("#export-avro");
       const file = await download;
@@ -283,6 +298,84 @@ describe(
       expect(await page.evaluate(() => window.demo.board.view.live)).toBe(true);
     });
 
+    it("streams live: offline the outbox keeps every batch, online it drains, each point lands once", async () => {
+      await tab("live");
+      const status = () => page.evaluate(() => window.demo.live.stream.status());
+      await page.click("#live-toggle");
+      await page.waitForFunction(() => window.demo.live.stream.status().batchesSent >= 1, null, {
+        timeout: MINUTES,
+      });
+      expect(await page.getAttribute("#live-net", "data-state")).toBe("online");
+
+      await context!.setOffline(true);
+      await page.waitForFunction(() => window.demo.live.stream.status().batchesInOutbox >= 3, null, {
+        timeout: MINUTES,
+      });
+      expect(await page.getAttribute("#live-net", "data-state")).toBe("offline");
+      const offline = await status();
+      expect(offline.online).toBe(false);
+      expect(offline.bytesInOutbox).toBeGreaterThan(0);
+      // the page shows the outbox it holds (rendered four times a second)
+      await page.waitForFunction(
+        (n) => document.querySelector("[data-counter=batchesInOutbox]")?.textContent === String(n),
+        (await status()).batchesInOutbox,
+        { timeout: 5_000 },
+      );
+      await shot("6-live-offline");
+
+      await context!.setOffline(false);
+      await page.waitForFunction(() => window.demo.live.stream.status().batchesInOutbox === 0, null, {
+        timeout: MINUTES,
+      });
+      await page.click("#live-toggle"); // stop sampling; what was enqueued still goes
+      await page.waitForFunction(
+        () => {
+          const s = window.demo.live.stream.status();
+          return (
+            s.batchesPending === 0 &&
+            s.pointsBuffered === 0 &&
+            s.pointsSent === window.demo.live.feed.enqueued
+          );
+        },
+        null,
+        { timeout: MINUTES },
+      );
+      await page.evaluate(() => window.demo.live.poll(true));
+      const counts = await page.evaluate(() => ({
+        enqueued: window.demo.live.feed.enqueued,
+        sent: window.demo.live.stream.status().pointsSent,
+        dropped: window.demo.live.stream.status().pointsDropped,
+        received: window.demo.live.received,
+      }));
+      expect(counts.enqueued).toBeGreaterThan(3 * 1_000); // > 3 s of 10 channels × 100 Hz
+      expect(counts).toEqual({
+        enqueued: counts.enqueued,
+        sent: counts.enqueued,
+        dropped: 0,
+        received: counts.enqueued,
+      });
+      await page.waitForFunction(
+        (n) => document.querySelector("#live-check")?.textContent === `sent ${n} == received ${n}`,
+        counts.enqueued.toLocaleString("en-US"),
+        { timeout: 5_000 },
+      );
+      // the server's table, read here: every (channel, timestamp) exactly once
+      const Received = defineNamespace({
+        name: "received",
+        tables: { points: table({ schema: avroStreamArrowSchema }) },
+      });
+      const received = await (
+        await Received.open({ storage: nodeStorage({ root: ingestRoot }) })
+      ).points.read();
+      const channels = Array.from(received.getChild("channel")!, String);
+      const times = Array.from(received.getChild("timestamp")!, String);
+      const keys = new Set(channels.map((c, i) => `${c}@${times[i]}`));
+      expect(received.numRows).toBe(counts.enqueued);
+      expect(keys.size).toBe(counts.enqueued);
+      expect(new Set(channels).size).toBe(10);
+      await shot("7-live");
+    });
+
     it("boots offline from the service worker with its data", async () => {
       await page.waitForSelector("#offline-status[data-ready]", { timeout: 3 * MINUTES });
       const before = await page.evaluate(async () => ({
@@ -311,7 +404,7 @@ describe(
       });
       expect(after.snapshots.slice(0, before.snapshots.length)).toEqual(before.snapshots);
       expect(await page.textContent("#net")).toBe("offline");
-      await shot("6-offline");
+      await shot("8-offline");
       // DuckDB's wasm comes from the cache too
       await tab("sql");
       await page.waitForFunction(() => window.demo.sql.last !== undefined, null, { timeout: 3 * MINUTES });

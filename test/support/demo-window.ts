@@ -1,6 +1,7 @@
 // What the demo page exposes as `window.demo` for its test, typed from the library's own types (the demo is
 // an app of its own, type-checked in demo/, so its modules are not imported here).
 import type * as A from "apache-arrow";
+import type { LiveStream } from "../../src/avro.js";
 import type { Snapshot, Table } from "../../src/index.js";
 
 export interface DemoHandle {
@@ -17,6 +18,12 @@ export interface DemoHandle {
   sql: { last?: A.Table; run(sql: string): Promise<A.Table | undefined> };
   avro: { lastExport?: { name: string; bytes: number; points: number } };
   runs: { lastRun?: { runId: string; status: string; value?: unknown } };
+  live: {
+    stream: LiveStream;
+    feed: { enqueued: number; running: boolean };
+    received: number | undefined;
+    poll(force?: boolean): Promise<void>;
+  };
 }
 
 declare global {

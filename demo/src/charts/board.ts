@@ -3,6 +3,7 @@
 // zoomed, panned or at a past snapshot, it is re-read for exactly the window shown. Every read goes to the
 // chart Worker, which returns min/max per pixel.
 import { DownsampleClient, type Answer } from "./downsample-client.js";
+import { FrameStats } from "./frame-stats.js";
 import { Panel } from "./panel.js";
 import { PANELS } from "./panels.js";
 
@@ -22,8 +23,12 @@ export class Board {
   readonly #status: HTMLElement;
   #view: BoardView;
   #frame = 0;
+  #drawn = false;
   /** What the last read drew (tests and the status line read it). */
   last: Answer | undefined;
+  /** Main-thread time of the live tail's per-frame scroll, and of each redraw with new data. */
+  readonly tailFrames = new FrameStats();
+  readonly redraws = new FrameStats(60);
 
   constructor(root: HTMLElement, storage: string, spanMs = 30_000) {
     this.#storage = storage;
@@ -89,28 +94,43 @@ export class Board {
         ...this.#at(),
       });
       if (!answer) return; // superseded
-      this.last = answer;
-      let at = 0;
-      for (const p of this.panels) {
-        p.setData(answer.x, answer.ys.slice(at, at + p.spec.series.length));
-        at += p.spec.series.length;
-        p.setWindow(this.#view.t0, this.#view.t1);
+      this.redraws.time(() => {
+        let at = 0;
+        for (const p of this.panels) {
+          p.setData(answer.x, answer.ys.slice(at, at + p.spec.series.length));
+          at += p.spec.series.length;
+          p.setWindow(this.#view.t0, this.#view.t1);
+        }
+      });
+      // after uPlot's redraw (a microtask queued by setData): what `npm run bench -- demo` times from navigation
+      if (!this.#drawn && answer.points > 0) {
+        this.#drawn = true;
+        queueMicrotask(() =>
+          performance.mark("demo:first-chart", { detail: { points: answer.points, workerMs: answer.ms } }),
+        );
       }
+      this.last = answer;
       const where = v.snapshotId ? `snapshot ${v.snapshotId.slice(0, 10)}…` : v.live ? "live" : "zoomed";
-      this.#status.textContent = `${where} · ${answer.points.toLocaleString()} points read → ${answer.x.length} per series · ${answer.ms.toFixed(0)} ms in the chart Worker`;
+      const tail = this.tailFrames.summary();
+      this.#status.textContent = `${where} · ${answer.points.toLocaleString()} points read → ${answer.x.length} per series · ${answer.ms.toFixed(0)} ms in the chart Worker · live tail ${tail.median.toFixed(1)} ms a frame (p95 ${tail.p95.toFixed(1)})`;
     } catch (err) {
       this.#status.textContent = `chart read failed: ${(err as Error).message}`;
     }
   }
 
-  /** Live: slide the window with the clock each frame (uPlot redraws only the scale change). */
+  /** Live: slide the window with the clock, at most a frame a pixel (uPlot redraws only the scale change). */
   #tail(): void {
     const step = () => {
-      if (this.#view.live && !document.hidden) {
-        const span = this.#view.t1 - this.#view.t0;
+      const span = this.#view.t1 - this.#view.t0;
+      // scroll only once the window has moved a whole pixel: a redraw in between would change nothing seen
+      const msPerPixel = (span * devicePixelRatio) / (this.panels[0]?.plot.bbox.width || 800);
+      if (this.#view.live && !document.hidden && Date.now() - this.#view.t1 >= msPerPixel) {
         this.#view.t1 = Date.now();
         this.#view.t0 = this.#view.t1 - span;
-        for (const p of this.panels) p.setWindow(this.#view.t0, this.#view.t1);
+        const { t0, t1 } = this.#view;
+        this.tailFrames.time(() => {
+          for (const p of this.panels) p.setWindow(t0, t1);
+        });
       }
       this.#frame = requestAnimationFrame(step);
     };
