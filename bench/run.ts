@@ -4,6 +4,7 @@
 import { benchAvro } from "./avro.js";
 import { benchBrowserStorage } from "./browser-storage.js";
 import { benchLive } from "./live.js";
+import { benchLiveBrowser } from "./live-browser.js";
 import { benchMaintenance } from "./maintenance.js";
 import { benchServe } from "./serve.js";
 import { benchSql } from "./sql.js";
@@ -19,5 +20,6 @@ if (!only || only === "sql") await benchSql();
 if (!only || only === "workflow") await benchWorkflow();
 if (!only || only === "streams") await benchStreams();
 if (!only || only === "live") await benchLive();
+if (only === "live-browser") await benchLiveBrowser(); // the Chromium half of `live` alone
 if (!only || only === "serve") await benchServe();
 if (!only || only === "maintenance") await benchMaintenance();
