@@ -38,12 +38,17 @@ export async function runBenchPage(page: string): Promise<Timings> {
   try {
     const tab = await browser.newPage();
     tab.on("pageerror", (e) => console.error("page error:", e.message));
+    // A crashed tab or a closed browser would otherwise leave the wait below pending forever.
+    const gone = new Promise<never>((_, reject) => {
+      tab.on("crash", () => reject(new Error(`the bench page ${page} crashed`)));
+      browser.on("disconnected", () => reject(new Error(`Chromium exited during ${page}`)));
+    });
     // A cold Vite server on a busy machine can take a minute to serve a page's modules.
     await tab.goto(`http://127.0.0.1:${address.port}/${page}`, { timeout: 300_000 });
-    await tab.waitForFunction(() => window.__bench !== undefined, undefined, {
-      timeout: 900_000,
-      polling: 500,
-    });
+    await Promise.race([
+      gone,
+      tab.waitForFunction(() => window.__bench !== undefined, undefined, { timeout: 900_000, polling: 500 }),
+    ]);
     const result = await tab.evaluate(() => window.__bench!);
     if (!result.ok) throw new Error(result.error);
     return result.timings!;

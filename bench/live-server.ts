@@ -1,7 +1,8 @@
 // The receiving end of the live-stream benchmark, in a process of its own so that its work does not share
 // the sender's event loop: `ingest` — ingestHandler over a table in a Node folder (fsync off: the library's
 // work is timed, not this machine's disk); `discard` — reads each body and answers 200 (the network floor).
-// Usage: node --import tsx bench/live-server.ts ingest|discard PORT ROOT; prints "listening URL".
+// Usage: node --import tsx bench/live-server.ts ingest|discard PORT ROOT; prints "listening URL". CORS is
+// allowed for the Chromium case.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import * as ava from "../src/node.js";
 
@@ -22,7 +23,26 @@ async function listener(): Promise<(req: IncomingMessage, res: ServerResponse) =
   return ava.toNodeListener(ava.ingestHandler(ns.points, { maxBytes: 256 * 2 ** 20 }));
 }
 
-const server = createServer(await listener());
+/**
+ * The Chromium bench page (bench/live-browser.ts) posts from a Vite server on another port: every answer
+ * allows it, and a preflight is answered here, cached by the browser for the run (Max-Age).
+ */
+function withCors(
+  inner: (req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    res.setHeader("access-control-allow-origin", "*");
+    if (req.method !== "OPTIONS") return inner(req, res);
+    res.writeHead(204, {
+      "access-control-allow-methods": "POST",
+      "access-control-allow-headers": "content-type, idempotency-key",
+      "access-control-max-age": "7200",
+    });
+    res.end();
+  };
+}
+
+const server = createServer(withCors(await listener()));
 server.keepAliveTimeout = 60_000;
 server.listen(Number(port), "127.0.0.1", () => {
   const { port: bound } = server.address() as { port: number };

@@ -15,16 +15,21 @@ import { join } from "node:path";
 import { createLiveStream, createWriter, type LiveBatch, memorySink } from "../src/avro.js";
 import { memoryStorage, nodeStorage, type Storage } from "../src/node.js";
 import { ulid } from "../src/util/ids.js";
+import {
+  BATCH,
+  CHANNELS,
+  DISCARD_ROUNDS,
+  INGEST_ROUNDS,
+  LIVE_RUNS as RUNS,
+  liveRounds,
+  type Round,
+} from "./live-data.js";
+import { benchLiveBrowser } from "./live-browser.js";
 import { median, percentile, printTable, type Row, rate, ratio } from "./lib.js";
 
-const RUNS = 3;
-const CHANNELS = 50;
-const PER_ROUND = 5_000; // per channel: one round = one 250,000-point batch (nominal-streaming's request)
-const BATCH = CHANNELS * PER_ROUND;
+export type Mode = "ingest" | "discard";
 
-type Mode = "ingest" | "discard";
-
-interface Server {
+export interface Server {
   url: string;
   stop(): Promise<void>;
 }
@@ -47,7 +52,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startServer(mode: Mode, port = 0): Promise<Server> {
+export async function startServer(mode: Mode, port = 0): Promise<Server> {
   const child: ChildProcess = spawn(
     process.execPath,
     [
@@ -79,20 +84,6 @@ async function startServer(mode: Mode, port = 0): Promise<Server> {
   };
 }
 
-/**
- * The rounds' timestamps (1 ms apart) and each channel's values (a random walk: telemetry-like, not
- * compressible to nothing), made before any timing.
- */
-function rounds(n: number): { ts: BigInt64Array; values: Float64Array[] }[] {
-  const level = new Float64Array(CHANNELS);
-  return Array.from({ length: n }, (_, round) => ({
-    ts: BigInt64Array.from({ length: PER_ROUND }, (_, i) => BigInt(round * PER_ROUND + i) * 1_000_000n),
-    values: Array.from({ length: CHANNELS }, (_, c) =>
-      Float64Array.from({ length: PER_ROUND }, () => (level[c]! += Math.random() - 0.5)),
-    ),
-  }));
-}
-
 interface Measured {
   ms: number;
   latencies: number[];
@@ -100,7 +91,7 @@ interface Measured {
 }
 
 /** Streams `data` through createLiveStream; a batch's latency runs from its first enqueue to its "sent". */
-async function streamOnce(url: string, outbox: Storage, data: ReturnType<typeof rounds>): Promise<Measured> {
+async function streamOnce(url: string, outbox: Storage, data: Round[]): Promise<Measured> {
   const live = createLiveStream({ url, outbox, name: "bench", maxBatchPoints: BATCH, maxDelayMs: 10_000 });
   const enqueued: number[] = [];
   const latencies: number[] = [];
@@ -119,7 +110,7 @@ async function streamOnce(url: string, outbox: Storage, data: ReturnType<typeof 
 }
 
 /** Only the encoding: the same points through createWriter into memory, one file a batch (no network). */
-async function encodeOnce(data: ReturnType<typeof rounds>): Promise<Measured> {
+async function encodeOnce(data: Round[]): Promise<Measured> {
   const cpu = process.cpuUsage();
   const t0 = performance.now();
   for (const { ts, values } of data) {
@@ -133,7 +124,7 @@ async function encodeOnce(data: ReturnType<typeof rounds>): Promise<Measured> {
 }
 
 /** The same batch files the stream sends (captured through a transport function). */
-async function batchFiles(data: ReturnType<typeof rounds>): Promise<Uint8Array[]> {
+async function batchFiles(data: Round[]): Promise<Uint8Array[]> {
   const files: Uint8Array[] = [];
   const live = createLiveStream({
     transport: async (b: LiveBatch) => void files.push(b.bytes),
@@ -189,7 +180,7 @@ async function measure(mode: Mode, once: (url: string) => Promise<Measured>) {
 }
 
 async function sustained(mode: Mode, nRounds: number): Promise<Row[]> {
-  const data = rounds(nRounds);
+  const data = liveRounds(nRounds);
   const points = nRounds * BATCH;
   const files = await batchFiles(data);
   const floor = await measure(mode, (url) => fetchOnce(url, files));
@@ -224,7 +215,7 @@ async function sustained(mode: Mode, nRounds: number): Promise<Row[]> {
 
 /** Batches stored while nothing listens; then the server comes up and the outbox drains. */
 async function drain(mode: Mode, nRounds: number): Promise<Row[]> {
-  const data = rounds(nRounds);
+  const data = liveRounds(nRounds);
   const points = nRounds * BATCH;
   const files = await batchFiles(data);
   const drains: number[] = [];
@@ -278,12 +269,13 @@ export async function benchLive(): Promise<void> {
   try {
     printTable(
       `Live streaming on loopback, Node: ${CHANNELS} channels, ${BATCH.toLocaleString("en")}-point batches (medians of ${RUNS}; ratio = time / the floor's, then / (floor + encoding alone))`,
-      [...(await sustained("discard", 20)), ...(await sustained("ingest", 8))],
+      [...(await sustained("discard", DISCARD_ROUNDS)), ...(await sustained("ingest", INGEST_ROUNDS))],
     );
     printTable(`Outbox drain after an outage, Node (medians of ${RUNS})`, [
-      ...(await drain("discard", 20)),
-      ...(await drain("ingest", 8)),
+      ...(await drain("discard", DISCARD_ROUNDS)),
+      ...(await drain("ingest", INGEST_ROUNDS)),
     ]);
+    await benchLiveBrowser();
   } finally {
     for (const dir of temps) await rm(dir, { recursive: true, force: true });
   }

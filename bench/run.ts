@@ -6,6 +6,7 @@ import { benchBrowserStorage } from "./browser-storage.js";
 import { benchDemo } from "./demo.js";
 import { benchIceberg } from "./iceberg.js";
 import { benchLive } from "./live.js";
+import { benchLiveBrowser } from "./live-browser.js";
 import { benchMaintenance } from "./maintenance.js";
 import { benchServe } from "./serve.js";
 import { benchSql } from "./sql.js";
@@ -21,6 +22,7 @@ if (!only || only === "sql") await benchSql();
 if (!only || only === "workflow") await benchWorkflow();
 if (!only || only === "streams") await benchStreams();
 if (!only || only === "live") await benchLive();
+if (only === "live-browser") await benchLiveBrowser(); // the Chromium half of `live` alone
 if (!only || only === "serve") await benchServe();
 if (!only || only === "maintenance") await benchMaintenance();
 if (!only || only === "iceberg") await benchIceberg();

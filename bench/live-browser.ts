@@ -1,0 +1,41 @@
+// Live streaming from a page in headless Chromium (`npm run bench -- live`, after the Node cases): the page
+// (bench/browser/live-main.ts) streams to the same servers as the Node cases (bench/live-server.ts, in a
+// process of their own) and times the floor — plain fetch of the very same batch files, one at a time —
+// beside createLiveStream with a memory outbox and with a durable browserStorage outbox (OPFS + IndexedDB).
+import { runBenchPage } from "./browser-page.js";
+import { median, printTable, type Row, rate, ratio } from "./lib.js";
+import { BATCH, CHANNELS, DISCARD_ROUNDS, INGEST_ROUNDS, LIVE_RUNS } from "./live-data.js";
+import { type Mode, startServer } from "./live.js";
+
+export async function benchLiveBrowser(): Promise<void> {
+  const discard = await startServer("discard");
+  const ingest = await startServer("ingest");
+  let t: Record<string, number[]>;
+  try {
+    const query = new URLSearchParams({ discard: discard.url, ingest: ingest.url });
+    t = await runBenchPage(`live.html?${query}`);
+  } finally {
+    await discard.stop();
+    await ingest.stop();
+  }
+  const rows = (mode: Mode, rounds: number): Row[] => {
+    const points = rounds * BATCH;
+    const m = (k: string) => median(t[`${mode}.${k}`]!);
+    const row = (name: string, key: string): Row => ({
+      case: `${mode}: ${name}`,
+      median_ms: m(key),
+      rate: rate(points, m(key), "points"),
+      ratio: ratio(m(key), m("floor")),
+      note: `p50 ${m(`${key}.p50`).toFixed(0)} ms, p99 ${m(`${key}.p99`).toFixed(0)} ms enqueue-to-ack`,
+    });
+    return [
+      { ...row("plain fetch of the same files (floor)", "floor"), ratio: "1.00×" },
+      row("createLiveStream, memory outbox", "memory"),
+      row("createLiveStream, browserStorage outbox (OPFS + IndexedDB)", "opfs"),
+    ];
+  };
+  printTable(
+    `Live streaming from headless Chromium's main thread on loopback: ${CHANNELS} channels, ${BATCH.toLocaleString("en")}-point batches (medians of ${LIVE_RUNS}; ratio = time / the floor's)`,
+    [...rows("discard", DISCARD_ROUNDS), ...rows("ingest", INGEST_ROUNDS)],
+  );
+}
