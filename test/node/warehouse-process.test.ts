@@ -7,10 +7,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isAvaError } from "../../src/errors.js";
 import {
-  closePostgresPools,
   postgresCatalog,
   s3FileStore,
   type Storage,
@@ -20,28 +19,22 @@ import {
 import { optionalModule } from "../../src/storage/warehouse/optional-module.js";
 import { expectAvaError } from "../shared/fixtures.js";
 import { batchesOf, batchRows, Rel } from "../shared/rel.js";
-import { freePort, type PostgresServer, startPostgres } from "./fixtures/postgres-server.js";
-import { type S3Server, startS3 } from "./fixtures/s3-server.js";
+import { freePort } from "./fixtures/postgres-server.js";
+import { useWarehouseServers } from "./fixtures/warehouse-servers.js";
 
 const CHILD = join(import.meta.dirname, "fixtures", "warehouse-child.ts");
 
-let pg: PostgresServer;
-let s3: S3Server;
-beforeAll(async () => {
-  [pg, s3] = await Promise.all([startPostgres(), startS3()]);
-});
-afterAll(async () => {
-  await closePostgresPools();
-  await Promise.all([pg?.close(), s3?.close()]);
-});
+const servers = useWarehouseServers();
+const pg = () => servers.pg();
+const s3 = () => servers.s3();
 
 let counter = 0;
 function location(): WarehouseDescriptor {
   const name = `p${++counter}_${Math.random().toString(36).slice(2, 8)}`;
   return {
     kind: "warehouse",
-    s3: { bucket: s3.bucket, prefix: `${name}/`, client: s3.client },
-    postgres: { connectionString: pg.url(), schema: name },
+    s3: { bucket: s3().bucket, prefix: `${name}/`, client: s3().client },
+    postgres: { connectionString: pg().url(), schema: name },
   };
 }
 
@@ -157,7 +150,7 @@ describe("warehouseStorage when Postgres restarts mid-run", () => {
     })();
     await new Promise((r) => setTimeout(r, 500));
     // Down for 3 s: longer than the default retries (about 1.5 s), so some appends must fail.
-    await pg.restart(3_000);
+    await pg().restart(3_000);
     const after = succeeded.length;
     await new Promise((r) => setTimeout(r, 1_000));
     stop = true;
@@ -181,34 +174,34 @@ describe("warehouseStorage refusals", () => {
   it("unknown S3 credentials: UNAUTHORIZED, and nothing lands in the bucket", async () => {
     const d = location();
     const files = s3FileStore({
-      bucket: s3.bucket,
+      bucket: s3().bucket,
       prefix: d.s3.prefix,
-      client: { ...s3.client, credentials: { accessKeyId: "NOBODY", secretAccessKey: "wrong" } },
+      client: { ...s3().client, credentials: { accessKeyId: "NOBODY", secretAccessKey: "wrong" } },
     });
     await expectAvaError(files.write("data/x.bin", new Uint8Array([1])), "UNAUTHORIZED", /credentials/);
     await expectAvaError(files.read("data/x.bin"), "UNAUTHORIZED");
-    const good = s3FileStore({ bucket: s3.bucket, prefix: d.s3.prefix, client: s3.client });
+    const good = s3FileStore({ bucket: s3().bucket, prefix: d.s3.prefix, client: s3().client });
     expect(await good.list("")).toEqual([]);
   });
 
   it("a missing bucket is NOT_FOUND naming it", async () => {
-    const files = s3FileStore({ bucket: "no-such-bucket", client: s3.client, conditionalWrites: false });
+    const files = s3FileStore({ bucket: "no-such-bucket", client: s3().client, conditionalWrites: false });
     await expectAvaError(files.write("data/x.bin", new Uint8Array([1])), "NOT_FOUND", /no-such-bucket/);
   });
 
   it("a wrong Postgres password: UNAUTHORIZED, with the password kept out of the message", async () => {
     const d = location();
-    const bad = pg.url().replace(pg.password, "not-the-password");
+    const bad = pg().url().replace(pg().password, "not-the-password");
     const ns = await Rel.open({
       storage: warehouseStorage({
-        files: s3FileStore({ bucket: s3.bucket, prefix: d.s3.prefix, client: s3.client }),
+        files: s3FileStore({ bucket: s3().bucket, prefix: d.s3.prefix, client: s3().client }),
         catalog: postgresCatalog({ connectionString: bad, schema: d.postgres.schema }),
       }),
     });
     const err = await expectAvaError(ns.push(), "UNAUTHORIZED", /refused the credentials/);
     expect(err.message).not.toContain("not-the-password");
     // Nothing half-made: the catalog's schema does not exist.
-    const client = new (await import("pg")).default.Client(pg.url());
+    const client = new (await import("pg")).default.Client(pg().url());
     await client.connect();
     try {
       const { rows } = await client.query(
@@ -252,7 +245,12 @@ describe("warehouseStorage refusals", () => {
 describe("s3FileStore on a real S3 server", () => {
   it("lists page by page, reads ranges (short at the end, empty past it) and deletes", async () => {
     const d = location();
-    const files = s3FileStore({ bucket: s3.bucket, prefix: d.s3.prefix, client: s3.client, listPageSize: 2 });
+    const files = s3FileStore({
+      bucket: s3().bucket,
+      prefix: d.s3.prefix,
+      client: s3().client,
+      listPageSize: 2,
+    });
     for (let i = 0; i < 7; i++) await files.write(`data/t/f${i}.bin`, new Uint8Array([i, i + 1, i + 2]));
     await files.write("other/x.bin", new Uint8Array([9]));
     const listed = (await files.list("data/")).map((f) => f.path).sort();
@@ -270,7 +268,7 @@ describe("s3FileStore on a real S3 server", () => {
     // A proxy in front of s3rver that answers 503 to the first `failNext` requests.
     let failNext = 0;
     let seen = 0;
-    const upstream = new URL(s3.endpoint);
+    const upstream = new URL(s3().endpoint);
     const proxy = createServer((req, res) => {
       seen++;
       if (failNext > 0) {
@@ -299,9 +297,9 @@ describe("s3FileStore on a real S3 server", () => {
     try {
       const endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
       const files = s3FileStore({
-        bucket: s3.bucket,
+        bucket: s3().bucket,
         prefix: location().s3.prefix,
-        client: { ...s3.client, endpoint },
+        client: { ...s3().client, endpoint },
         conditionalWrites: false,
         retry: { retries: 3, baseDelayMs: 5 },
       });

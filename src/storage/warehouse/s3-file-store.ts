@@ -111,7 +111,10 @@ export class S3FileStore implements FileStore {
     this.#ready ??= (async () => {
       const s3 = await optionalModule<S3Module>("@aws-sdk/client-s3", "s3FileStore");
       const client = this.#given ?? makeClient(s3, this.location.client ?? {});
-      const ifNoneMatch = this.#conditional === "probe" ? await this.#probe(s3, client) : this.#conditional;
+      const ifNoneMatch =
+        this.#conditional === "probe"
+          ? await probedOnce(client, this.location.bucket, () => this.#probe(s3, client))
+          : this.#conditional;
       return { s3, client, ifNoneMatch };
     })();
     // A failed start (bad credentials, server down) must not stick: the next call tries again.
@@ -327,6 +330,21 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 async function bodyBytes(out: GetOutput): Promise<Uint8Array> {
   if (!out.Body) return new Uint8Array(0);
   return out.Body.transformToByteArray();
+}
+
+/** What the probe found, per client and bucket: a server's abilities do not change between store instances. */
+const probes = new WeakMap<S3ClientLike, Map<string, Promise<boolean>>>();
+
+function probedOnce(client: S3ClientLike, bucket: string, probe: () => Promise<boolean>): Promise<boolean> {
+  const byBucket = probes.get(client) ?? new Map<string, Promise<boolean>>();
+  probes.set(client, byBucket);
+  let found = byBucket.get(bucket);
+  if (!found) {
+    found = probe();
+    found.catch(() => byBucket.delete(bucket)); // a failed probe (server down) is asked again
+    byBucket.set(bucket, found);
+  }
+  return found;
 }
 
 /** One client per distinct settings in this process: each holds a pool of keep-alive sockets. */
