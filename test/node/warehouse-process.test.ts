@@ -83,27 +83,27 @@ function firstLine(child: ChildProcess): Promise<void> {
 }
 
 describe("warehouseStorage across processes", () => {
-  it("4 processes appending 15 batches each through one catalog and bucket: every row exactly once", async () => {
+  it("4 processes appending 12 batches each through one catalog and bucket: every row exactly once", async () => {
     const d = location();
     await openRel(d);
-    const results = await Promise.all(["w0", "w1", "w2", "w3"].map((w) => exited(startWriter(d, w, 15, 50))));
+    const results = await Promise.all(["w0", "w1", "w2", "w3"].map((w) => exited(startWriter(d, w, 12, 50))));
     for (const r of results) expect(r, r.stderr).toMatchObject({ code: 0 });
 
     const ns = await openRel(d);
     const history = await ns.batches.history();
-    expect(history).toHaveLength(60);
-    expect(history.map((s) => s.sequenceNumber)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect(history).toHaveLength(48);
+    expect(history.map((s) => s.sequenceNumber)).toEqual(Array.from({ length: 48 }, (_, i) => i + 1));
     const rows = (await ns.batches.read()).toArray().map((r) => `${r.writer}/${r.batch}/${r.row}`);
-    expect(rows).toHaveLength(4 * 15 * 50);
+    expect(rows).toHaveLength(4 * 12 * 50);
     expect(new Set(rows).size).toBe(rows.length);
-  }, 120_000);
+  }, 240_000);
 
   it("a writer killed with SIGKILL before, in and after commits: each state is whole, orphans vacuum away", async () => {
     const d = location();
     await openRel(d);
-    const modes = ["", "kill-after-write", "kill-in-commit", "", "kill-in-commit", "kill-after-write"];
+    const modes = ["", "kill-after-write", "kill-in-commit", "kill-in-commit", "kill-in-commit"];
     for (const [round, mode] of modes.entries()) {
-      const child = startWriter(d, `k${round}`, 0, 5_000, mode);
+      const child = startWriter(d, `k${round}`, 0, 2_000, mode);
       const done = exited(child);
       await firstLine(child);
       if (mode === "") {
@@ -119,7 +119,7 @@ describe("warehouseStorage across processes", () => {
       const last = await ns.batches.read();
       expect(last.numRows).toBe(history.at(-1)!.totalRows);
       const perBatch = batchesOf(last);
-      expect([...perBatch.values()].every((n) => n === 5_000)).toBe(true);
+      expect([...perBatch.values()].every((n) => n === 2_000)).toBe(true);
       expect(perBatch.size).toBe(history.length);
     }
     const ns = await openRel(d);
@@ -128,7 +128,7 @@ describe("warehouseStorage across processes", () => {
     await ns.vacuum({ olderThanMs: 0 });
     const inBucket = (await ns.storage.files.list("data/")).map((f) => f.path);
     expect(new Set(inBucket)).toEqual(referenced);
-  }, 120_000);
+  }, 300_000); // each round starts a process (tsx, the S3 SDK, parquet-wasm): seconds on a busy machine
 });
 
 describe("warehouseStorage when Postgres restarts mid-run", () => {
