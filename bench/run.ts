@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, each printing its table of medians and ratios. Never part of `npm test`.
-// `npm run bench -- node` (or `browser`, `avro`, `sql`, `workflow`, `streams`, `live`, `serve`, `maintenance`)
-// runs one group.
+// `npm run bench -- node` (or `browser`, `avro`, `sql`, `workflow`, `streams`, `live`, `serve`, `maintenance`,
+// `warehouse`) runs one group.
 import { benchAvro } from "./avro.js";
 import { benchBrowserStorage } from "./browser-storage.js";
 import { benchLive } from "./live.js";
@@ -9,6 +9,7 @@ import { benchServe } from "./serve.js";
 import { benchSql } from "./sql.js";
 import { benchStreams } from "./streams.js";
 import { benchTables } from "./tables.js";
+import { benchWarehouse } from "./warehouse.js";
 import { benchWorkflow } from "./workflow.js";
 
 const only = process.argv[2];
@@ -21,3 +22,4 @@ if (!only || only === "streams") await benchStreams();
 if (!only || only === "live") await benchLive();
 if (!only || only === "serve") await benchServe();
 if (!only || only === "maintenance") await benchMaintenance();
+if (!only || only === "warehouse") await benchWarehouse();

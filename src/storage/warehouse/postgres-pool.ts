@@ -95,6 +95,7 @@ export async function transaction<T>(
   body: (client: PoolClient) => Promise<T>,
 ): Promise<T> {
   let client: PoolClient | undefined;
+  let broken = false;
   try {
     client = await withRetry(async () => (await q.pool()).connect(), isTransientPg, q.retry);
     await client.query("BEGIN");
@@ -107,9 +108,11 @@ export async function transaction<T>(
       throw err;
     }
   } catch (err) {
+    broken = isTransientPg(err);
     throw pgError(err, what, q.server);
   } finally {
-    client?.release();
+    // A connection that broke goes away instead of back into the pool, where it would fail the next query.
+    client?.release(broken);
   }
 }
 
