@@ -283,12 +283,8 @@ export class S3FileStore implements FileStore {
         `listing ${prefix || "/"}`,
       )) as ListOutput;
       for (const o of page.Contents ?? []) {
-        if (
-          !o.Key ||
-          o.Key.includes("/_ava_probe/") ||
-          o.Key.startsWith(`${this.location.prefix}_ava_probe/`)
-        )
-          continue;
+        // A probe object is only there for a moment, and is no file of the storage.
+        if (!o.Key || o.Key.startsWith(`${this.location.prefix}_ava_probe/`)) continue;
         out.push({ path: o.Key.slice(from), size: o.Size ?? 0, modifiedMs: o.LastModified?.getTime() ?? 0 });
       }
       ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
