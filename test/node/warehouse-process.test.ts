@@ -19,6 +19,7 @@ import {
 import { optionalModule } from "../../src/storage/warehouse/optional-module.js";
 import { expectAvaError } from "../shared/fixtures.js";
 import { batchesOf, batchRows, Rel } from "../shared/rel.js";
+import { cuttingProxy } from "./fixtures/cutting-proxy.js";
 import { freePort } from "./fixtures/postgres-server.js";
 import { useWarehouseServers } from "./fixtures/warehouse-servers.js";
 
@@ -168,6 +169,38 @@ describe("warehouseStorage when Postgres restarts mid-run", () => {
     expect([...perBatch.values()].every((n) => n === 100)).toBe(true);
     expect((await fresh.batches.history()).length).toBe(perBatch.size);
   }, 60_000);
+});
+
+describe("warehouseStorage when a commit's answer is lost", () => {
+  it("a connection cut after the INSERT reached the server: the writer asks, and the commit lands exactly once", async () => {
+    const d = location();
+    await openRel(d);
+    const proxy = await cuttingProxy(pg().port);
+    try {
+      const viaProxy = pg().url().replace(`:${pg().port}/`, `:${proxy.port}/`);
+      const ns = await Rel.open({
+        storage: warehouseStorage({
+          files: s3FileStore({ bucket: d.s3.bucket, prefix: d.s3.prefix, client: d.s3.client! }),
+          catalog: postgresCatalog({ connectionString: viaProxy, schema: d.postgres.schema }),
+        }),
+      });
+      await ns.batches.history(); // connected and caught up before the cut
+      proxy.arm(/INSERT INTO "[^"]+"\.log/);
+      const res = await ns.batches.append(batchRows("cut", 0, 10));
+      expect(proxy.cuts).toBe(1); // the commit's answer really was lost
+      await ns.batches.append(batchRows("cut", 1, 10)); // and the writer goes on normally
+
+      const fresh = await openRel(d);
+      const history = await fresh.batches.history();
+      expect(history.map((s) => s.id)).toEqual([res.snapshotId, expect.any(String)]);
+      expect([...batchesOf(await fresh.batches.read())]).toEqual([
+        ["cut/0", 10],
+        ["cut/1", 10],
+      ]);
+    } finally {
+      await proxy.close();
+    }
+  });
 });
 
 describe("warehouseStorage refusals", () => {
