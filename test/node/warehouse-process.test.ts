@@ -346,4 +346,56 @@ describe("s3FileStore on a real S3 server", () => {
       proxy.close();
     }
   });
+
+  it("uses If-None-Match where the server honours it: the probe finds it, an overwrite is a 412, no HEAD is sent", async () => {
+    // s3rver ignores If-None-Match on PUT; this proxy in front of it answers 412 for a key already PUT
+    // through it, as AWS S3, MinIO and R2 do, and counts the requests by method.
+    const written = new Set<string>();
+    const methods: string[] = [];
+    const upstream = new URL(s3().endpoint);
+    const proxy = createServer((req, res) => {
+      methods.push(req.method!);
+      const key = req.url!.split("?")[0]!;
+      if (req.method === "PUT" && req.headers["if-none-match"] === "*" && written.has(key)) {
+        req.resume();
+        res.writeHead(412, { "content-type": "application/xml" });
+        res.end(
+          "<Error><Code>PreconditionFailed</Code><Message>At least one precondition failed</Message></Error>",
+        );
+        return;
+      }
+      const out = request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          path: req.url,
+          method: req.method,
+          headers: req.headers,
+        },
+        (up) => {
+          if (req.method === "PUT" && up.statusCode === 200) written.add(key);
+          if (req.method === "DELETE") written.delete(key);
+          res.writeHead(up.statusCode!, up.headers);
+          up.pipe(res);
+        },
+      );
+      req.pipe(out);
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    try {
+      const endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const files = s3FileStore({
+        bucket: s3().bucket,
+        prefix: location().s3.prefix,
+        client: { ...s3().client, endpoint },
+      });
+      await files.write("data/once.bin", new Uint8Array([1, 2, 3]));
+      await expectAvaError(files.write("data/once.bin", new Uint8Array([9])), "IO_ERROR", /exists/);
+      expect([...(await files.read("data/once.bin"))]).toEqual([1, 2, 3]);
+      expect(methods).not.toContain("HEAD");
+      expect(await files.list("")).toHaveLength(1); // the probe's object is gone
+    } finally {
+      proxy.close();
+    }
+  });
 });
