@@ -21,7 +21,7 @@ export {
   type PostgresLocation,
   postgresCatalog,
 } from "./storage/warehouse/postgres-catalog.js";
-export { closePostgresPools } from "./storage/warehouse/postgres-pool.js";
+export { closePostgresPools } from "./storage/warehouse/pool-registry.js";
 export type { RetryOptions } from "./storage/warehouse/retry.js";
 export { nodeFileSink, nodeFileSource } from "./storage/node/avro-files.js";
 export { type ThreadExecutorOptions, workerExecutor } from "./workflow/node/thread-executor.js";

@@ -3,13 +3,12 @@
 import { AvaError, describeValue } from "../../errors.js";
 import { optionalModule } from "./optional-module.js";
 import { pgError, isTransientPg, redact } from "./postgres-errors.js";
+import { pools } from "./pool-registry.js";
 import { type RetryOptions, withRetry } from "./retry.js";
 
 type PgModule = typeof import("pg");
 export type Pool = import("pg").Pool;
 export type PoolClient = import("pg").PoolClient;
-
-const pools = new Map<string, Promise<Pool>>();
 
 export function checkConnectionString(connectionString: unknown): string {
   if (typeof connectionString === "string" && /^postgres(ql)?:\/\//.test(connectionString)) {
@@ -36,7 +35,7 @@ export function loadPg(): Promise<PgModule> {
 
 /** The process's pool for `connectionString`, made on first use. */
 export function poolFor(connectionString: string): Promise<Pool> {
-  let pool = pools.get(connectionString);
+  let pool = pools.get(connectionString) as Promise<Pool> | undefined;
   if (!pool) {
     pool = loadPg().then((pg) => {
       const p = new pg.Pool({
@@ -56,13 +55,6 @@ export function poolFor(connectionString: string): Promise<Pool> {
     pools.set(connectionString, pool);
   }
   return pool;
-}
-
-/** Ends every pool of this process (tests, or a service shutting down cleanly). */
-export async function closePostgresPools(): Promise<void> {
-  const all = [...pools.values()];
-  pools.clear();
-  await Promise.all(all.map((p) => p.then((pool) => pool.end()).catch(() => {})));
 }
 
 export interface Queries {
