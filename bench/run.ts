@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, each printing its table of medians and ratios. Never part of `npm test`.
 // `npm run bench -- node` (or `browser`, `avro`, `sql`, `workflow`, `streams`, `live`, `serve`, `maintenance`,
-// `iceberg`, `demo`) runs one group.
+// `iceberg`, `demo`, `warehouse`) runs one group.
 import { benchAvro } from "./avro.js";
 import { benchBrowserStorage } from "./browser-storage.js";
 import { benchDemo } from "./demo.js";
@@ -12,6 +12,7 @@ import { benchServe } from "./serve.js";
 import { benchSql } from "./sql.js";
 import { benchStreams } from "./streams.js";
 import { benchTables } from "./tables.js";
+import { benchWarehouse } from "./warehouse.js";
 import { benchWorkflow } from "./workflow.js";
 
 const only = process.argv[2];
@@ -27,3 +28,4 @@ if (!only || only === "serve") await benchServe();
 if (!only || only === "maintenance") await benchMaintenance();
 if (!only || only === "iceberg") await benchIceberg();
 if (!only || only === "demo") await benchDemo();
+if (!only || only === "warehouse") await benchWarehouse();

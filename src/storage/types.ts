@@ -3,6 +3,7 @@
 import type { CommitOptions } from "./catalog/log-catalog.js";
 import type { CatalogOp, CatalogState, CommitResult } from "./catalog/state.js";
 import type { AutoMaintenanceOptions } from "../table/maintenance-runner.js";
+import type { WarehouseDescriptor } from "./warehouse/warehouse-storage.js";
 
 export interface FileInfo {
   path: string;
@@ -59,7 +60,9 @@ export interface Catalog {
 export type StorageDescriptor =
   | { kind: "memory"; id: string }
   | { kind: "node"; root: string }
-  | { kind: "browser"; name: string };
+  | { kind: "browser"; name: string }
+  // Data files in S3-compatible object storage, the catalog in Postgres (Node only: avalanche-web/node).
+  | WarehouseDescriptor;
 
 export interface Storage {
   readonly descriptor: StorageDescriptor;

@@ -1,8 +1,10 @@
 // `serveWorkflows(flowA, flowB, …)` from avalanche-web/node: the one call of an app's worker-thread entry.
-// The thread runs the nodes a `workerExecutor` sends it, reopening the run's Node storage by its root.
+// The thread runs the nodes a `workerExecutor` sends it, reopening the run's Node storage by its root
+// (or its warehouse storage by bucket and connection string).
 import { parentPort } from "node:worker_threads";
 import { AvaError } from "../../errors.js";
 import { nodeStorage } from "../../storage/node/node-storage.js";
+import { reopenWarehouse } from "../../storage/warehouse/warehouse-storage.js";
 import type { Workflow } from "../workflow.js";
 import { serveNodes, workflowsByName } from "../worker-runtime.js";
 
@@ -20,6 +22,7 @@ export function serveWorkflows(...flows: Workflow<unknown>[]): void {
       onMessage: (listener) => port.on("message", listener),
       reopen(descriptor) {
         if (descriptor.kind === "node") return nodeStorage({ root: descriptor.root });
+        if (descriptor.kind === "warehouse") return reopenWarehouse(descriptor);
         throw new AvaError("UNAVAILABLE", `a worker thread cannot open ${descriptor.kind} storage`);
       },
     },
