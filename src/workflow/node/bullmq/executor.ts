@@ -120,8 +120,10 @@ export function bullmqExecutor(options: BullmqExecutorOptions): Executor {
     const p = pending.get(jobId);
     if (!p) return;
     pending.delete(jobId);
-    void discard(p.payload, p.storage);
-    settle(p).catch((err) => p.reject(err));
+    // the arguments' file (if they went by reference) is gone before the node is reported done
+    discard(p.payload, p.storage)
+      .then(() => settle(p))
+      .catch((err) => p.reject(err));
   };
 
   const completed = (jobId: string, returnvalue: unknown) =>
