@@ -56,6 +56,8 @@ interface Pending {
   events: NodeEvents | undefined;
   lastError?: JobProgress & { type: "error" };
   lastCrash?: string;
+  /** How many times BullMQ found the node's job stalled (its worker gone) and queued it again. */
+  stalls: number;
   resolve(outcome: NodeOutcome): void;
   reject(err: Error): void;
   models: import("../../crossing.js").ModelLookup;
@@ -139,7 +141,7 @@ export function bullmqExecutor(options: BullmqExecutorOptions): Executor {
       if (/stalled more than allowable limit/.test(reason))
         throw new AvaError(
           "WORKER_CRASHED",
-          `the worker running node ${p.slug} died${p.lastCrash ? `: ${p.lastCrash}` : ""} (its job stalled past maxStalledCount: ` +
+          `the worker running node ${p.slug} died${p.lastCrash ? `: ${p.lastCrash}` : ""} (its job stalled ${p.stalls} times, past the workers' maxStalledCount: ` +
             "the worker process was killed, or its event loop was blocked longer than lockDuration)",
         );
       throw new AvaError("RUN_FAILED", `node ${p.slug} failed in a BullMQ worker: ${reason}`);
@@ -183,6 +185,10 @@ export function bullmqExecutor(options: BullmqExecutorOptions): Executor {
       }
     });
     events.on("progress", ({ jobId, data }) => onProgress(jobId, data as JobProgress));
+    events.on("stalled", ({ jobId }) => {
+      const p = pending.get(jobId);
+      if (p) p.stalls++;
+    });
     events.on("completed", ({ jobId, returnvalue }) => completed(jobId, returnvalue));
     events.on("failed", ({ jobId, failedReason }) => failed(jobId, failedReason));
     const s = { queue: queueObj, events };
@@ -250,6 +256,7 @@ export function bullmqExecutor(options: BullmqExecutorOptions): Executor {
       const outcome = new Promise<NodeOutcome>((resolve, reject) => {
         pending.set(jobId, {
           slug: task.slug,
+          stalls: 0,
           storage,
           payload,
           events,

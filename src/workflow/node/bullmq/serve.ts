@@ -5,6 +5,7 @@
 // single catalog commit makes that rerun safe.
 import type { Job, Worker } from "bullmq";
 import { AvaError, isAvaError } from "../../../errors.js";
+import { loadParquetWasm } from "../../../parquet/parquet.js";
 import { nodeStorage } from "../../../storage/node/node-storage.js";
 import type { Storage, StorageDescriptor } from "../../../storage/types.js";
 import { toErrorInfo } from "../../errors.js";
@@ -126,7 +127,8 @@ export function serveBullmq(options: ServeBullmqOptions): BullmqWorker {
   };
 
   const ready = (async () => {
-    const { Worker } = await loadBullMQ();
+    // Parquet's wasm loads before the first job, not inside it: a job's lock must not lapse while it compiles.
+    const [{ Worker }] = await Promise.all([loadBullMQ(), loadParquetWasm()]);
     worker = new Worker(queue, process, {
       connection: { ...connection, maxRetriesPerRequest: null },
       prefix,
