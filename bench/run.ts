@@ -1,8 +1,9 @@
 // `npm run bench`: every benchmark, each printing its table of medians and ratios. Never part of `npm test`.
-// `npm run bench -- node` (or `browser`, `avro`, `sql`, `workflow`, `streams`, `live`, `serve`, `maintenance`)
+// `npm run bench -- node` (or `browser`, `avro`, `sql`, `workflow`, `streams`, `live`, `serve`, `maintenance`, `bullmq`)
 // runs one group.
 import { benchAvro } from "./avro.js";
 import { benchBrowserStorage } from "./browser-storage.js";
+import { benchBullmq } from "./bullmq.js";
 import { benchLive } from "./live.js";
 import { benchMaintenance } from "./maintenance.js";
 import { benchServe } from "./serve.js";
@@ -21,3 +22,4 @@ if (!only || only === "streams") await benchStreams();
 if (!only || only === "live") await benchLive();
 if (!only || only === "serve") await benchServe();
 if (!only || only === "maintenance") await benchMaintenance();
+if (!only || only === "bullmq") await benchBullmq();

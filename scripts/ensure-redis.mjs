@@ -13,7 +13,9 @@ if (!found()) {
     execFileSync("apt-get", ["install", "-y", "-qq", "redis-server"], { stdio: "inherit", env });
   }
   if (!found()) {
-    console.error("avalanche-web: no redis-server for the BullMQ tests: run `apt-get install redis-server` as root.");
+    console.error(
+      "avalanche-web: no redis-server for the BullMQ tests: run `apt-get install redis-server` as root.",
+    );
     process.exit(1);
   }
 }

@@ -173,7 +173,21 @@ export function bullmqExecutor(options: BullmqExecutorOptions): Executor {
       connection: { ...connection, maxRetriesPerRequest: 1, enableOfflineQueue: false },
       prefix,
     });
-    const events = new QueueEvents(queue, { connection: { ...connection }, prefix });
+    // QueueEvents reads from "$" once its loop is going, after it says it is ready: a node finishing in
+    // between would never be heard of. It starts instead from the last event there was before any job.
+    await withTimeout(queueObj.waitUntilReady(), "connecting");
+    const last = (await ((await queueObj.client) as unknown as Xrevrange).xrevrange(
+      `${prefix}:${queue}:events`,
+      "+",
+      "-",
+      "COUNT",
+      1,
+    )) as [string, unknown][];
+    const events = new QueueEvents(queue, {
+      connection: { ...connection },
+      prefix,
+      lastEventId: last[0]?.[0] ?? "0-0",
+    });
     queueObj.on("error", () => {}); // reported through the commands that fail
     let lost = false;
     events.on("error", (err) => {
@@ -296,6 +310,10 @@ export function bullmqExecutor(options: BullmqExecutorOptions): Executor {
       await Promise.allSettled([s?.events.close(), s?.queue.close()]);
     },
   };
+}
+
+interface Xrevrange {
+  xrevrange(key: string, end: "+", start: "-", count: "COUNT", n: number): Promise<unknown>;
 }
 
 function pick({ attempts, backoff }: StepJobOptions): StepJobOptions {

@@ -1,0 +1,86 @@
+// Steps on BullMQ worker processes (`avalanche-web worker`) against worker threads, on a throwaway local
+// redis-server: a CPU-bound DAG of 64 independent ~50 ms nodes on 1, 2 and 4 worker processes (this machine
+// has 2 cores: the curve should flatten at 2), and the per-node overhead of a 1,000-node chain of no-ops
+// (goal: under 5 ms a node on loopback). `npm run bench -- bullmq`; never part of `npm test`.
+import { join } from "node:path";
+import * as ava from "../src/node.js";
+import { startWorkers } from "../test/node/fixtures/bullmq-workers.js";
+import { startRedis } from "../test/node/fixtures/redis-server.js";
+import { SPIN_NODES, spinning } from "./bullmq-flows.js";
+import { median, printTable, ratio, repeat } from "./lib.js";
+import { chain, NODES } from "./workflow-flows.js";
+
+const RUNS = 3;
+const SPIN_MS = 50;
+const MODULE = join(import.meta.dirname, "bullmq-flows.ts");
+
+export async function benchBullmq(): Promise<void> {
+  const redis = await startRedis();
+  const rows = [];
+  const ideal = SPIN_NODES * SPIN_MS;
+  try {
+    let one = 0;
+    for (const processes of [1, 2, 4]) {
+      const queue = `bench-${processes}`;
+      const workers = await startWorkers(processes, { redis: redis.url, queue, module: MODULE });
+      const executor = ava.bullmqExecutor({ connection: redis.url, queue });
+      try {
+        await spinning.run({ executor, input: { ms: 1 } }).result(); // every worker warm
+        const times = await repeat(RUNS, () => spinning.run({ executor, input: { ms: SPIN_MS } }).result());
+        if (processes === 1) one = median(times);
+        rows.push({
+          case: `64 × ${SPIN_MS} ms CPU nodes, ${processes} worker process${processes > 1 ? "es" : ""}`,
+          median_ms: median(times),
+          rate: `${(one / median(times)).toFixed(2)}× speed-up`,
+          ratio: ratio(median(times), ideal),
+          note: `ratio = × ${ideal} ms of work done serially`,
+        });
+        if (processes === 1) {
+          await chain.run({ executor }).result();
+          const chained = await repeat(RUNS, () => chain.run({ executor }).result());
+          rows.push({
+            case: `1,000-node chain of no-ops, 1 worker process`,
+            median_ms: median(chained),
+            rate: `${(median(chained) / NODES).toFixed(2)} ms/node`,
+            note: "goal < 5 ms a node on loopback",
+          });
+        }
+      } finally {
+        await executor.close();
+        await workers.stop();
+      }
+    }
+    const threads = ava.workerExecutor({
+      worker: new URL("./bullmq-thread.worker.ts", import.meta.url),
+      size: 2,
+    });
+    try {
+      await chain.run({ executor: threads }).result();
+      await spinning.run({ executor: threads, input: { ms: 1 } }).result();
+      const chained = await repeat(RUNS, () => chain.run({ executor: threads }).result());
+      const spun = await repeat(RUNS, () =>
+        spinning.run({ executor: threads, input: { ms: SPIN_MS } }).result(),
+      );
+      rows.push(
+        {
+          case: `64 × ${SPIN_MS} ms CPU nodes, 2 worker threads`,
+          median_ms: median(spun),
+          rate: `${(one / median(spun)).toFixed(2)}× speed-up`,
+          ratio: ratio(median(spun), ideal),
+          note: "the same DAG without Redis",
+        },
+        {
+          case: "1,000-node chain of no-ops, worker threads",
+          median_ms: median(chained),
+          rate: `${(median(chained) / NODES).toFixed(2)} ms/node`,
+          note: "the per-node floor without Redis",
+        },
+      );
+    } finally {
+      await threads.close();
+    }
+  } finally {
+    await redis.stop();
+  }
+  printTable(`Workflow steps on BullMQ worker processes (medians of ${RUNS})`, rows);
+}
