@@ -22,9 +22,9 @@ beforeAll(async () => {
     redis: redis.url,
     queue: "faults",
     module: MODULE,
-    // a killed job is rerun within about four seconds; a rerun that lands on a worker still starting up
+    // a killed job is rerun within about three seconds; a rerun that lands on a worker still starting up
     // (tsx compiling on a busy machine) may stall once more
-    extra: ["--lock-ms", "3000", "--stalled-ms", "500", "--max-stalled", "2"],
+    extra: ["--lock-ms", "2000", "--stalled-ms", "500", "--max-stalled", "2"],
   });
 }, 120_000);
 
@@ -53,10 +53,10 @@ it("keeps every row exactly once over 100 runs while workers are SIGKILLed mid-s
   try {
     for (let run = 0; run < 100; run++) {
       await ns.events.append([0, 1, 2].map(() => ({ id: events++ })));
-      const handle = copying.run({ storage, executor, input: { ms: 40 } });
-      if (run % 10 === 3) {
+      const handle = copying.run({ storage, executor, input: { ms: 25 } });
+      if (run % 17 === 3) {
         // kill the process running the node: before its commit, or (later delays) after it
-        const delay = (run * 7) % 80;
+        const delay = (run * 13) % 60;
         let killed = false; // the first attempt only: the rerun elsewhere must be left to finish
         handle.on((e) => {
           if (killed || e.type !== "log" || e.line.message !== "started") return;
@@ -78,7 +78,7 @@ it("keeps every row exactly once over 100 runs while workers are SIGKILLed mid-s
       await copying.run({ storage, executor, input: { ms: 0 } }).result();
     }
     expect((await ava.streamState(storage, Feed.tables.events, "copier")).position).toBe(100);
-    expect(kills).toBe(10);
+    expect(kills).toBe(6);
     await expectExactlyOnce(ns, events);
   } finally {
     await executor.close();
