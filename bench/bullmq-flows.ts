@@ -1,9 +1,25 @@
 // The workflows of the BullMQ bench, in a module that `avalanche-web worker --module` and a worker-thread
-// entry both serve: 64 independent CPU-bound nodes, and the scheduling bench's 1,000-node chain of no-ops.
+// entry both serve: 64 independent CPU-bound nodes, a 100-node chain and the 1,000-node fan-out of no-ops.
 import { z } from "zod";
 import * as ava from "../src/index.js";
 
-export { chain } from "./workflow-flows.js";
+export { fanOut } from "./workflow-flows.js";
+
+const noop = ava.step(async function noop(x: number) {
+  return x + 1;
+});
+
+export const CHAIN_NODES = 100;
+
+/**
+ * 100 no-op nodes, each waiting for the one before: the latency of a node's round trip. Short, because every
+ * node's lineage vector names all nodes before it, so a 1,000-node chain measures that growth instead.
+ */
+export const chain100 = ava.workflow({ name: "bench-chain-100" }, () => {
+  let f = noop(0);
+  for (let i = 1; i < CHAIN_NODES; i++) f = noop(f);
+  return f;
+});
 
 /** Spins `ms` of CPU (no sleeping: the curve must show cores, not waiting). */
 const spin = ava.step(async function spin({ ms }: { ms: number }, i: number) {

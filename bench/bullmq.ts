@@ -1,18 +1,40 @@
 // Steps on BullMQ worker processes (`avalanche-web worker`) against worker threads, on a throwaway local
 // redis-server: a CPU-bound DAG of 64 independent ~50 ms nodes on 1, 2 and 4 worker processes (this machine
-// has 2 cores: the curve should flatten at 2), and the per-node overhead of a 1,000-node chain of no-ops
-// (goal: under 5 ms a node on loopback). `npm run bench -- bullmq`; never part of `npm test`.
+// has 2 cores: the curve should flatten at 2), and the per-node overhead of no-op nodes, along a chain and
+// across a fan-out, against worker threads (goal: under 5 ms a node on loopback). `npm run bench -- bullmq`; never part of `npm test`.
 import { join } from "node:path";
 import * as ava from "../src/node.js";
 import { startWorkers } from "../test/node/fixtures/bullmq-workers.js";
 import { startRedis } from "../test/node/fixtures/redis-server.js";
-import { SPIN_NODES, spinning } from "./bullmq-flows.js";
+import { CHAIN_NODES, chain100, fanOut, SPIN_NODES, spinning } from "./bullmq-flows.js";
 import { median, printTable, ratio, repeat } from "./lib.js";
-import { chain, NODES } from "./workflow-flows.js";
+import { NODES } from "./workflow-flows.js";
 
 const RUNS = 3;
 const SPIN_MS = 50;
 const MODULE = join(import.meta.dirname, "bullmq-flows.ts");
+
+/** Per-node cost: latency along a 100-node chain, throughput across a 1,000-node fan-out. */
+async function overhead(executor: ava.Executor, where: string, note: string) {
+  await chain100.run({ executor }).result();
+  await fanOut.run({ executor }).result();
+  const chained = await repeat(RUNS, () => chain100.run({ executor }).result());
+  const fanned = await repeat(RUNS, () => fanOut.run({ executor }).result());
+  return [
+    {
+      case: `${CHAIN_NODES}-node chain of no-ops, ${where}`,
+      median_ms: median(chained),
+      rate: `${(median(chained) / CHAIN_NODES).toFixed(2)} ms/node`,
+      note: `${note} (one node at a time: the round trip)`,
+    },
+    {
+      case: `${NODES}-node fan-out of no-ops, ${where}`,
+      median_ms: median(fanned),
+      rate: `${(median(fanned) / NODES).toFixed(2)} ms/node`,
+      note: `${note} (nodes queued together)`,
+    },
+  ];
+}
 
 export async function benchBullmq(): Promise<void> {
   const redis = await startRedis();
@@ -35,16 +57,8 @@ export async function benchBullmq(): Promise<void> {
           ratio: ratio(median(times), ideal),
           note: `ratio = × ${ideal} ms of work done serially`,
         });
-        if (processes === 1) {
-          await chain.run({ executor }).result();
-          const chained = await repeat(RUNS, () => chain.run({ executor }).result());
-          rows.push({
-            case: `1,000-node chain of no-ops, 1 worker process`,
-            median_ms: median(chained),
-            rate: `${(median(chained) / NODES).toFixed(2)} ms/node`,
-            note: "goal < 5 ms a node on loopback",
-          });
-        }
+        if (processes === 1)
+          rows.push(...(await overhead(executor, "1 worker process", "goal < 5 ms a node on loopback")));
       } finally {
         await executor.close();
         await workers.stop();
@@ -55,9 +69,7 @@ export async function benchBullmq(): Promise<void> {
       size: 2,
     });
     try {
-      await chain.run({ executor: threads }).result();
       await spinning.run({ executor: threads, input: { ms: 1 } }).result();
-      const chained = await repeat(RUNS, () => chain.run({ executor: threads }).result());
       const spun = await repeat(RUNS, () =>
         spinning.run({ executor: threads, input: { ms: SPIN_MS } }).result(),
       );
@@ -69,12 +81,7 @@ export async function benchBullmq(): Promise<void> {
           ratio: ratio(median(spun), ideal),
           note: "the same DAG without Redis",
         },
-        {
-          case: "1,000-node chain of no-ops, worker threads",
-          median_ms: median(chained),
-          rate: `${(median(chained) / NODES).toFixed(2)} ms/node`,
-          note: "the per-node floor without Redis",
-        },
+        ...(await overhead(threads, "2 worker threads", "the floor without Redis")),
       );
     } finally {
       await threads.close();
