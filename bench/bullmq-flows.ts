@@ -21,17 +21,23 @@ export const chain100 = ava.workflow({ name: "bench-chain-100" }, () => {
   return f;
 });
 
-/** Spins `ms` of CPU (no sleeping: the curve must show cores, not waiting). */
-const spin = ava.step(async function spin({ ms }: { ms: number }, i: number) {
-  const end = performance.now() + ms;
-  let x = i;
-  while (performance.now() < end) x = (x * 1_103_515_245 + 12_345) % 2_147_483_648;
+/**
+ * A fixed amount of CPU work (not "spin until 50 ms have passed", which a descheduled process also
+ * satisfies: on a shared machine that would scale past its cores).
+ */
+export function work(iterations: number, seed: number): number {
+  let x = seed;
+  for (let i = 0; i < iterations; i++) x = (x * 1_103_515_245 + 12_345) % 2_147_483_648;
   return x;
+}
+
+const spin = ava.step(async function spin({ iterations }: { iterations: number }, i: number) {
+  return work(iterations, i);
 });
 
 export const SPIN_NODES = 64;
 
 export const spinning = ava.workflow(
-  { name: "bench-spinning", input: z.object({ ms: z.number() }) },
+  { name: "bench-spinning", input: z.object({ iterations: z.int() }) },
   (input) => Array.from({ length: SPIN_NODES }, (_, i) => spin(input, i)),
 );
