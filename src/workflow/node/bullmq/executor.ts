@@ -173,9 +173,15 @@ export function bullmqExecutor(options: BullmqExecutorOptions): Executor {
       connection: { ...connection, maxRetriesPerRequest: 1, enableOfflineQueue: false },
       prefix,
     });
+    queueObj.on("error", () => {}); // reported through the commands that fail
     // QueueEvents reads from "$" once its loop is going, after it says it is ready: a node finishing in
     // between would never be heard of. It starts instead from the last event there was before any job.
-    await withTimeout(queueObj.waitUntilReady(), "connecting");
+    try {
+      await withTimeout(queueObj.waitUntilReady(), "connecting");
+    } catch (err) {
+      void queueObj.close().catch(() => {}); // no client left reconnecting behind a failed start
+      throw err;
+    }
     const last = (await ((await queueObj.client) as unknown as Xrevrange).xrevrange(
       `${prefix}:${queue}:events`,
       "+",
@@ -188,7 +194,6 @@ export function bullmqExecutor(options: BullmqExecutorOptions): Executor {
       prefix,
       lastEventId: last[0]?.[0] ?? "0-0",
     });
-    queueObj.on("error", () => {}); // reported through the commands that fail
     let lost = false;
     events.on("error", (err) => {
       lost = true;
@@ -212,7 +217,12 @@ export function bullmqExecutor(options: BullmqExecutorOptions): Executor {
         lost = false;
       }),
     );
-    await withTimeout(Promise.all([queueObj.waitUntilReady(), events.waitUntilReady()]), "connecting");
+    try {
+      await withTimeout(events.waitUntilReady(), "connecting");
+    } catch (err) {
+      void Promise.allSettled([events.close(), queueObj.close()]);
+      throw err;
+    }
     return s;
   };
 

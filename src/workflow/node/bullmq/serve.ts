@@ -95,9 +95,10 @@ export function serveBullmq(options: ServeBullmqOptions): BullmqWorker {
     try {
       // Cancelled before this worker took it (the cancel message came too early to find it running)? The
       // check runs beside the node rather than before it: a round trip less on every node's path.
-      void ((await worker!.client) as unknown as Commands)
-        .get(cancelKey(prefix, queue, jobId))
-        .then((v) => v && abort.abort(cancelled()), () => {});
+      void ((await worker!.client) as unknown as Commands).get(cancelKey(prefix, queue, jobId)).then(
+        (v) => v && abort.abort(cancelled()),
+        () => {},
+      );
       const storage = runner.storage(descriptor);
       const models = runner.models(task.workflowName);
       const { args, input } = (await unpack(payload, storage, models, { consume: false })) as Pick<
