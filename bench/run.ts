@@ -1,8 +1,9 @@
 // `npm run bench`: every benchmark, each printing its table of medians and ratios. Never part of `npm test`.
 // `npm run bench -- node` (or `browser`, `avro`, `sql`, `workflow`, `streams`, `live`, `serve`, `maintenance`,
-// `iceberg`, `demo`, `warehouse`) runs one group.
+// `iceberg`, `demo`, `warehouse`, `bullmq`) runs one group.
 import { benchAvro } from "./avro.js";
 import { benchBrowserStorage } from "./browser-storage.js";
+import { benchBullmq } from "./bullmq.js";
 import { benchDemo } from "./demo.js";
 import { benchIceberg } from "./iceberg.js";
 import { benchLive } from "./live.js";
@@ -29,3 +30,4 @@ if (!only || only === "maintenance") await benchMaintenance();
 if (!only || only === "iceberg") await benchIceberg();
 if (!only || only === "demo") await benchDemo();
 if (!only || only === "warehouse") await benchWarehouse();
+if (!only || only === "bullmq") await benchBullmq();

@@ -34,3 +34,10 @@ export {
 export { type Clock, ManualClock, systemClock } from "./serve/clock.js";
 export type { Route, RouteContext } from "./serve/routes.js";
 export { type FetchHandler, toNodeListener } from "./ingest/node-listener.js";
+export {
+  type BullmqExecutorOptions,
+  bullmqExecutor,
+  type StepJobOptions,
+} from "./workflow/node/bullmq/executor.js";
+export { type BullmqWorker, type ServeBullmqOptions, serveBullmq } from "./workflow/node/bullmq/serve.js";
+export type { RedisConnection } from "./workflow/node/bullmq/protocol.js";

@@ -10,6 +10,7 @@ import { runCommand, runsCommand } from "./runs-commands.js";
 import { serveCommand } from "./serve-command.js";
 import { sqlCommand } from "./sql-command.js";
 import { tablesCommand } from "./tables-commands.js";
+import { workerCommand } from "./worker-command.js";
 import { EXIT, HELP, isUsageError, packageVersion, UsageError, wantsHelp } from "./usage.js";
 
 type Out = (line: string) => void;
@@ -34,6 +35,7 @@ const COMMANDS: Record<string, Command> = {
   serve: (args, { root, out, err }) => serveCommand(root, args, out, err),
   maintain: (args, { root, out }) => maintainCommand(root, args, out),
   compact: (args, { root, out }) => compactCommand(root, args, out),
+  worker: (args, { out, err }) => workerCommand(args, out, err),
 };
 
 /** `--root DIR` / `--root=DIR` may stand anywhere on the line; the rest goes to the command. */

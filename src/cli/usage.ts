@@ -88,6 +88,16 @@ export const SERVE_HELP = `usage:
     mutating routes (webhooks, ingest) are refused. SIGINT/SIGTERM drain in-flight requests and runs.
 ${EXIT_CODES}`;
 
+export const WORKER_HELP = `usage:
+  avalanche-web worker --queue Q --module FILE [--module FILE]... [--redis redis://HOST:PORT]
+                       [--concurrency 1] [--prefix bull] [--lock-ms 30000] [--stalled-ms 30000] [--max-stalled 1]
+    Runs the nodes a bullmqExecutor({ connection, queue: Q }) queues, for the workflows FILE exports, on any
+    machine that reaches Redis (--redis, else $AVALANCHE_REDIS, else redis://127.0.0.1:6379) and the runs'
+    storage. A worker that dies mid-node has its job rerun by another once its lock (--lock-ms) lapses, up to
+    --max-stalled times; a node's rows and stream progress commit together, so no row is written twice.
+    SIGINT/SIGTERM let running nodes finish.
+${EXIT_CODES}`;
+
 export const HELP = `avalanche-web — tables, runs, SQL and Avro stream telemetry files from the command line
 
 usage:
@@ -100,6 +110,7 @@ usage:
   avalanche-web compact NS.TABLE                    merges a table's small files (compact --help)
   avalanche-web vacuum                              removes orphaned files (vacuum --help)
   avalanche-web serve                               the HTTP server: REST, SQL, webhooks, schedules (serve --help)
+  avalanche-web worker --queue Q --module FILE      runs workflow steps queued on Redis by bullmqExecutor (worker --help)
 ${AVRO_HELP.replace(`\n\n${EXIT_CODES}`, "").replace("usage:\n", "")}
   avalanche-web --help | -h                        this help (GROUP --help: that group's commands)
   avalanche-web --version | -v                     the package's version

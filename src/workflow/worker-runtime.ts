@@ -2,9 +2,9 @@
 // node by slug, reopens the run's storage from its descriptor, runs the node and posts the outcome back.
 import { AvaError } from "../errors.js";
 import type { Storage, StorageDescriptor } from "../storage/types.js";
-import { decodeValue, encodeValue } from "./crossing.js";
+import { decodeValue, encodeValue, type ModelLookup } from "./crossing.js";
 import { toErrorInfo } from "./errors.js";
-import { invokeStep } from "./invoke.js";
+import { invokeStep, type NodeEvents, type NodeOutcome, type NodeTask } from "./invoke.js";
 import { isWorkflow, type Workflow } from "./workflow.js";
 import type { FromWorker, ToWorker } from "./worker-protocol.js";
 
@@ -53,9 +53,26 @@ export function workflowsByName(what: string, flows: readonly unknown[]): Readon
   return byName;
 }
 
-export function serveNodes(host: WorkerHost, flows: ReadonlyMap<string, Workflow>): void {
+/** Runs the nodes of the workflows a worker serves, with what the executor sent: a task and a storage descriptor. */
+export interface NodeRunner {
+  run(
+    task: NodeTask,
+    storage: StorageDescriptor | undefined,
+    signal: AbortSignal,
+    events: NodeEvents,
+  ): Promise<NodeOutcome>;
+  /** The zod models of a served workflow's tables, to decode AppendResults that crossed. */
+  models(workflowName: string): ModelLookup;
+  /** The storage a descriptor names, opened once per descriptor. */
+  storage(descriptor: StorageDescriptor | undefined): Storage | undefined;
+}
+
+/** Finds workflows by name and nodes by slug, and keeps one storage per descriptor. */
+export function nodeRunner(
+  flows: ReadonlyMap<string, Workflow>,
+  reopen: (descriptor: StorageDescriptor) => Storage,
+): NodeRunner {
   const storages = new Map<string, Storage>();
-  const running = new Map<number, AbortController>();
 
   const workflowNamed = (name: string): Workflow => {
     const found = flows.get(name);
@@ -85,11 +102,34 @@ export function serveNodes(host: WorkerHost, flows: ReadonlyMap<string, Workflow
     const key = JSON.stringify(descriptor);
     let storage = storages.get(key);
     if (!storage) {
-      storage = descriptor.kind === "memory" ? unreachable(descriptor) : host.reopen(descriptor);
+      storage = descriptor.kind === "memory" ? unreachable(descriptor) : reopen(descriptor);
       storages.set(key, storage);
     }
     return storage;
   };
+
+  return {
+    models: (name) => flows.get(name)?.tableModels ?? (() => undefined),
+    storage: storageFor,
+    run(task, descriptor, signal, events) {
+      const flow = workflowNamed(task.workflowName);
+      return invokeStep(
+        stepOf(flow, task.slug),
+        {
+          ...task,
+          args: task.args.map((a) => decodeValue(a, flow.tableModels)),
+          input: decodeValue(task.input, flow.tableModels),
+        },
+        { storage: storageFor(descriptor), signal },
+        events,
+      );
+    },
+  };
+}
+
+export function serveNodes(host: WorkerHost, flows: ReadonlyMap<string, Workflow>): void {
+  const runner = nodeRunner(flows, (d) => host.reopen(d));
+  const running = new Map<number, AbortController>();
 
   host.onMessage(async (message) => {
     if (message.type === "cancel") {
@@ -100,17 +140,9 @@ export function serveNodes(host: WorkerHost, flows: ReadonlyMap<string, Workflow
     const abort = new AbortController();
     running.set(id, abort);
     try {
-      const flow = workflowNamed(task.workflowName);
-      const { value, lineage } = await invokeStep(
-        stepOf(flow, task.slug),
-        {
-          ...task,
-          args: task.args.map((a) => decodeValue(a, flow.tableModels)),
-          input: decodeValue(task.input, flow.tableModels),
-        },
-        { storage: storageFor(storage), signal: abort.signal },
-        { log: (line) => host.post({ type: "log", id, line }, []) },
-      );
+      const { value, lineage } = await runner.run(task, storage, abort.signal, {
+        log: (line) => host.post({ type: "log", id, line }, []),
+      });
       const out = encodeValue(value, { move: true }); // the worker keeps nothing of a node's value
       host.post({ type: "done", id, ok: true, value: out.value, lineage }, out.transfer);
     } catch (err) {
