@@ -75,10 +75,13 @@ async function fetchOnce(url: string, files: readonly Uint8Array[]): Promise<Mea
 async function run(): Promise<Record<string, number[]>> {
   const params = new URLSearchParams(location.search);
   const out: Record<string, number[]> = {};
+  const add = (key: string, value: number) => {
+    out[key] = [...(out[key] ?? []), value];
+  };
   const keep = (key: string, m: Measured) => {
-    (out[key] ??= []).push(m.ms);
-    (out[`${key}.p50`] ??= []).push(percentile(m.latencies, 50));
-    (out[`${key}.p99`] ??= []).push(percentile(m.latencies, 99));
+    add(key, m.ms);
+    add(`${key}.p50`, percentile(m.latencies, 50));
+    add(`${key}.p99`, percentile(m.latencies, 99));
   };
   for (const [mode, rounds] of [
     ["discard", DISCARD_ROUNDS],
