@@ -5,7 +5,7 @@
 import { runBenchPage } from "./browser-page.js";
 import { median, printTable, type Row, rate, ratio } from "./lib.js";
 import { BATCH, CHANNELS, DISCARD_ROUNDS, INGEST_ROUNDS, LIVE_RUNS } from "./live-data.js";
-import { type Mode, startServer } from "./live.js";
+import { type Mode, removeTemps, startServer } from "./live.js";
 
 export async function benchLiveBrowser(): Promise<void> {
   const discard = await startServer("discard");
@@ -17,6 +17,7 @@ export async function benchLiveBrowser(): Promise<void> {
   } finally {
     await discard.stop();
     await ingest.stop();
+    await removeTemps();
   }
   const rows = (mode: Mode, rounds: number): Row[] => {
     const points = rounds * BATCH;

@@ -277,6 +277,11 @@ export async function benchLive(): Promise<void> {
     ]);
     await benchLiveBrowser();
   } finally {
-    for (const dir of temps) await rm(dir, { recursive: true, force: true });
+    await removeTemps();
   }
+}
+
+/** Removes the servers' and outboxes' folders made so far. */
+export async function removeTemps(): Promise<void> {
+  for (const dir of temps.splice(0)) await rm(dir, { recursive: true, force: true });
 }

@@ -73,10 +73,11 @@ export async function compactCommand(root: string, args: string[], out: Out): Pr
     MAINTENANCE_HELP,
   );
   if (parsed.operands.length !== 1) throw new UsageError("compact: wants one NS.TABLE", MAINTENANCE_HELP);
-  const storage = await openRoot(root);
-  const entry = findTable(await storage.catalog.current(), parsed.operands[0]!);
+  // Wrong arguments are refused before the storage is opened.
   const targetFileBytes = intOption(parsed, "target-bytes", 16 * 1024 * 1024, "compact", MAINTENANCE_HELP, 1);
   const minFiles = intOption(parsed, "min-files", 2, "compact", MAINTENANCE_HELP, 2);
+  const storage = await openRoot(root);
+  const entry = findTable(await storage.catalog.current(), parsed.operands[0]!);
   const result = await compactTable(storage, entry.namespace, entry.name, { targetFileBytes, minFiles });
   if (parsed.options.has("json")) return out(JSON.stringify(result));
   out(
