@@ -1,6 +1,9 @@
-// The live-streaming benchmarks' points, one definition for Node (bench/live.ts) and Chromium
-// (bench/browser/live-main.ts): 50 channels, one round = one 250,000-point batch (nominal-streaming's
-// request size), made before any timing.
+// The live-streaming benchmarks' points and timed cases, one definition for Node (bench/live.ts) and
+// Chromium (bench/browser/live-main.ts): 50 channels, one round = one 250,000-point batch
+// (nominal-streaming's request size), made before any timing.
+import { createLiveStream, type LiveBatch } from "../src/avro.js";
+import type { Storage } from "../src/storage/types.js";
+
 export const CHANNELS = 50;
 export const PER_ROUND = 5_000; // points per channel in a round
 export const BATCH = CHANNELS * PER_ROUND;
@@ -24,4 +27,60 @@ export function liveRounds(n: number): Round[] {
       Float64Array.from({ length: PER_ROUND }, () => (level[c]! += Math.random() - 0.5)),
     ),
   }));
+}
+
+export interface Timed {
+  ms: number;
+  /** Each batch's time from its first enqueue (or its POST) to its acknowledgement. */
+  latencies: number[];
+}
+
+/** Streams `data` through createLiveStream into `url`, with `outbox`. */
+export async function streamTimed(url: string, outbox: Storage, data: Round[]): Promise<Timed> {
+  const live = createLiveStream({ url, outbox, name: "bench", maxBatchPoints: BATCH, maxDelayMs: 10_000 });
+  const enqueued: number[] = [];
+  const latencies: number[] = [];
+  live.addEventListener("sent", () => latencies.push(performance.now() - enqueued[latencies.length]!));
+  const t0 = performance.now();
+  for (const { ts, values } of data) {
+    await live.writable();
+    enqueued.push(performance.now());
+    for (let c = 0; c < CHANNELS; c++) live.enqueueBatch(`ch${c}`, ts, values[c]!);
+  }
+  await live.close();
+  return { ms: performance.now() - t0, latencies };
+}
+
+/** The same batch files the stream sends (captured through a transport function). */
+export async function batchFiles(data: Round[]): Promise<Uint8Array[]> {
+  const files: Uint8Array[] = [];
+  const live = createLiveStream({
+    transport: async (b: LiveBatch) => void files.push(b.bytes),
+    maxBatchPoints: BATCH,
+    maxDelayMs: 10_000,
+  });
+  for (const { ts, values } of data) {
+    await live.writable();
+    for (let c = 0; c < CHANNELS; c++) live.enqueueBatch(`ch${c}`, ts, values[c]!);
+  }
+  await live.close();
+  return files;
+}
+
+/** The floor: each file POSTed with plain fetch, one after another. */
+export async function fetchTimed(url: string, files: readonly Uint8Array[]): Promise<Timed> {
+  const latencies: number[] = [];
+  const t0 = performance.now();
+  for (const body of files) {
+    const t = performance.now();
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/avro", "idempotency-key": crypto.randomUUID() },
+      body: body as Uint8Array<ArrayBuffer>,
+    });
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`floor POST answered ${res.status}`);
+    latencies.push(performance.now() - t);
+  }
+  return { ms: performance.now() - t0, latencies };
 }

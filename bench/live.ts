@@ -12,17 +12,20 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLiveStream, createWriter, type LiveBatch, memorySink } from "../src/avro.js";
+import { createLiveStream, createWriter, memorySink } from "../src/avro.js";
 import { memoryStorage, nodeStorage, type Storage } from "../src/node.js";
-import { ulid } from "../src/util/ids.js";
 import {
   BATCH,
+  batchFiles,
   CHANNELS,
   DISCARD_ROUNDS,
+  fetchTimed,
   INGEST_ROUNDS,
   LIVE_RUNS as RUNS,
   liveRounds,
   type Round,
+  streamTimed,
+  type Timed,
 } from "./live-data.js";
 import { benchLiveBrowser } from "./live-browser.js";
 import { median, percentile, printTable, type Row, rate, ratio } from "./lib.js";
@@ -84,30 +87,21 @@ export async function startServer(mode: Mode, port = 0): Promise<Server> {
   };
 }
 
-interface Measured {
-  ms: number;
-  latencies: number[];
+interface Measured extends Timed {
   cpuMs: number;
 }
 
-/** Streams `data` through createLiveStream; a batch's latency runs from its first enqueue to its "sent". */
-async function streamOnce(url: string, outbox: Storage, data: Round[]): Promise<Measured> {
-  const live = createLiveStream({ url, outbox, name: "bench", maxBatchPoints: BATCH, maxDelayMs: 10_000 });
-  const enqueued: number[] = [];
-  const latencies: number[] = [];
-  live.addEventListener("sent", () => latencies.push(performance.now() - enqueued[latencies.length]!));
+/** `run`, with the CPU time this process spent on it. */
+async function withCpu(run: () => Promise<Timed>): Promise<Measured> {
   const cpu = process.cpuUsage();
-  const t0 = performance.now();
-  for (const { ts, values } of data) {
-    await live.writable();
-    enqueued.push(performance.now());
-    for (let c = 0; c < CHANNELS; c++) live.enqueueBatch(`ch${c}`, ts, values[c]!);
-  }
-  await live.close();
-  const ms = performance.now() - t0;
+  const timed = await run();
   const used = process.cpuUsage(cpu);
-  return { ms, latencies, cpuMs: (used.user + used.system) / 1000 };
+  return { ...timed, cpuMs: (used.user + used.system) / 1000 };
 }
+
+const streamOnce = (url: string, outbox: Storage, data: Round[]) =>
+  withCpu(() => streamTimed(url, outbox, data));
+const fetchOnce = (url: string, files: readonly Uint8Array[]) => withCpu(() => fetchTimed(url, files));
 
 /** Only the encoding: the same points through createWriter into memory, one file a batch (no network). */
 async function encodeOnce(data: Round[]): Promise<Measured> {
@@ -121,43 +115,6 @@ async function encodeOnce(data: Round[]): Promise<Measured> {
   const ms = performance.now() - t0;
   const used = process.cpuUsage(cpu);
   return { ms, latencies: [0], cpuMs: (used.user + used.system) / 1000 };
-}
-
-/** The same batch files the stream sends (captured through a transport function). */
-async function batchFiles(data: Round[]): Promise<Uint8Array[]> {
-  const files: Uint8Array[] = [];
-  const live = createLiveStream({
-    transport: async (b: LiveBatch) => void files.push(b.bytes),
-    maxBatchPoints: BATCH,
-    maxDelayMs: 10_000,
-  });
-  for (const { ts, values } of data) {
-    await live.writable();
-    for (let c = 0; c < CHANNELS; c++) live.enqueueBatch(`ch${c}`, ts, values[c]!);
-  }
-  await live.close();
-  return files;
-}
-
-/** The floor: each file POSTed with plain fetch, one after another. */
-async function fetchOnce(url: string, files: readonly Uint8Array[]): Promise<Measured> {
-  const latencies: number[] = [];
-  const cpu = process.cpuUsage();
-  const t0 = performance.now();
-  for (const body of files) {
-    const t = performance.now();
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/avro", "idempotency-key": ulid() },
-      body: body as Uint8Array<ArrayBuffer>,
-    });
-    await res.arrayBuffer();
-    if (!res.ok) throw new Error(`floor POST answered ${res.status}`);
-    latencies.push(performance.now() - t);
-  }
-  const ms = performance.now() - t0;
-  const used = process.cpuUsage(cpu);
-  return { ms, latencies, cpuMs: (used.user + used.system) / 1000 };
 }
 
 /** RUNS runs of `once`, each against a fresh server; the medians. */
