@@ -1,6 +1,6 @@
 // Reliability of nodeStorage across processes: racing writers lose nothing, and a writer killed with
 // SIGKILL at any point leaves either the old state or the new one, never a partial snapshot.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,34 +8,12 @@ import { describe, expect, it } from "vitest";
 import { nodeStorage } from "../../src/node.js";
 import { Library } from "../shared/append-scan-flows.js";
 import { batchesOf, Rel } from "../shared/rel.js";
+import { exited, firstLine, startTsx } from "./fixtures/child-process.js";
 
 const CHILD = join(import.meta.dirname, "fixtures", "append-child.ts");
 
 function startWriter(root: string, writer: string, batches: number, rows: number, mode = ""): ChildProcess {
-  return spawn(
-    process.execPath,
-    ["--import", "tsx", CHILD, root, writer, String(batches), String(rows), mode],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-}
-
-function exited(
-  child: ChildProcess,
-): Promise<{ code: number | null; signal: string | null; stderr: string }> {
-  let stderr = "";
-  child.stderr!.on("data", (d) => {
-    stderr += d;
-  });
-  return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, stderr })));
-}
-
-function firstLine(child: ChildProcess): Promise<void> {
-  return new Promise((resolve, reject) => {
-    child.stdout!.once("data", () => resolve());
-    child.once("exit", (code) => reject(new Error(`writer exited (${code}) before its first commit`)));
-  });
+  return startTsx(CHILD, [root, writer, String(batches), String(rows), mode]);
 }
 
 async function openRel(root: string) {
@@ -51,8 +29,7 @@ describe("append_scan across processes", () => {
     await ns.push();
     for (let i = 0; i < 15; i++) await ns.documents.append([{ doc_id: `d${i}`, text: `document ${i} text` }]);
     const child = join(import.meta.dirname, "fixtures", "consume-child.ts");
-    const start = () =>
-      spawn(process.execPath, ["--import", "tsx", child, root, "15"], { stdio: ["ignore", "pipe", "pipe"] });
+    const start = () => startTsx(child, [root, "15"]);
     const outputs = await Promise.all(
       [start(), start()].map(async (c) => {
         let out = "";

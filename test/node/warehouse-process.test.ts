@@ -2,12 +2,13 @@
 // 4 processes appending through one catalog and one bucket lose and duplicate nothing; a writer killed
 // with SIGKILL leaves the state before its commit or after it, never between; a Postgres restart mid-run
 // fails appends with typed errors and then recovers; a commit whose answer is lost lands exactly once.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isAvaError } from "../../src/errors.js";
 import { postgresCatalog, s3FileStore, type WarehouseDescriptor, warehouseStorage } from "../../src/node.js";
 import { batchesOf, batchRows, Rel } from "../shared/rel.js";
+import { exited, firstLine, startTsx } from "./fixtures/child-process.js";
 import { cuttingProxy } from "./fixtures/cutting-proxy.js";
 import { openWarehouse, useWarehouseServers } from "./fixtures/warehouse-servers.js";
 
@@ -30,28 +31,7 @@ function startWriter(
   rows: number,
   mode = "",
 ): ChildProcess {
-  return spawn(
-    process.execPath,
-    ["--import", "tsx", CHILD, JSON.stringify(d), writer, String(batches), String(rows), mode],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-}
-
-function exited(
-  child: ChildProcess,
-): Promise<{ code: number | null; signal: string | null; stderr: string }> {
-  let stderr = "";
-  child.stderr!.on("data", (d) => {
-    stderr += d;
-  });
-  return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, stderr })));
-}
-
-function firstLine(child: ChildProcess): Promise<void> {
-  return new Promise((resolve, reject) => {
-    child.stdout!.once("data", () => resolve());
-    child.once("exit", (code) => reject(new Error(`writer exited (${code}) before its first commit`)));
-  });
+  return startTsx(CHILD, [JSON.stringify(d), writer, String(batches), String(rows), mode]);
 }
 
 describe("warehouseStorage across processes", () => {
