@@ -1,6 +1,7 @@
 // `avalanche-web worker --queue Q --module ./flow.js`: a process that runs the nodes a `bullmqExecutor`
 // queues, for the workflows its modules export, until SIGINT or SIGTERM (which let running nodes finish).
 // An uncaught error kills it, as it would any Node process, but first tells the runs waiting on its jobs why.
+import { closePostgresPools } from "../storage/warehouse/pool-registry.js";
 import { serveBullmq } from "../workflow/node/bullmq/serve.js";
 import type { Workflow } from "../workflow/workflow.js";
 import { intOption, parseArgs } from "./args.js";
@@ -48,6 +49,8 @@ export async function workerCommand(args: string[], out: Out, err: Out): Promise
     lockDurationMs: intOption(parsed, "lock-ms", 30_000, "worker", WORKER_HELP, 1),
     stalledIntervalMs: intOption(parsed, "stalled-ms", 30_000, "worker", WORKER_HELP, 1),
     maxStalledCount: intOption(parsed, "max-stalled", 1, "worker", WORKER_HELP),
+    // a CLI user adds a workflow to a module, not to an API call
+    toServeMore: `export it from ${modules.length > 1 ? "one of the modules" : "the module"} given with --module (${modules.join(", ")}) and restart this worker`,
   });
   process.once("uncaughtException", (e) => {
     const reason = `${e?.name ?? "Error"}: ${e?.message ?? String(e)}`;
@@ -65,10 +68,12 @@ export async function workerCommand(args: string[], out: Out, err: Out): Promise
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       out(`${signal}: finishing running nodes`);
-      worker.close().then(resolve, (e) => {
-        err(`avalanche-web worker: ${(e as Error)?.message}`);
-        resolve();
-      });
+      worker
+        .close()
+        .catch((e) => err(`avalanche-web worker: ${(e as Error)?.message}`))
+        // a warehouse's Postgres pools would keep the process alive
+        .then(() => closePostgresPools())
+        .then(resolve);
     };
     process.once("SIGINT", () => stop("SIGINT"));
     process.once("SIGTERM", () => stop("SIGTERM"));

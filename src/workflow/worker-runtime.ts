@@ -67,10 +67,17 @@ export interface NodeRunner {
   storage(descriptor: StorageDescriptor | undefined): Storage | undefined;
 }
 
-/** Finds workflows by name and nodes by slug, and keeps one storage per descriptor. */
+/** What a worker entry's author does to serve one more workflow (the default: a worker-thread or Web Worker entry). */
+const ADD_TO_ENTRY = "add it to serveWorkflows(...) in the entry the executor's worker() starts";
+
+/**
+ * Finds workflows by name and nodes by slug, and keeps one storage per descriptor. `toServeMore` ends the
+ * error of a job naming a workflow this worker lacks: how this kind of worker is given one more.
+ */
 export function nodeRunner(
   flows: ReadonlyMap<string, Workflow>,
   reopen: (descriptor: StorageDescriptor) => Storage,
+  toServeMore = ADD_TO_ENTRY,
 ): NodeRunner {
   const storages = new Map<string, Storage>();
 
@@ -79,8 +86,7 @@ export function nodeRunner(
     if (!found)
       throw new AvaError(
         "NOT_FOUND",
-        `this worker entry serves no workflow named ${name} (it serves ${[...flows.keys()].join(", ")}); ` +
-          `add it to serveWorkflows(...) in the entry the executor's worker() starts`,
+        `this worker serves no workflow named ${name} (it serves ${[...flows.keys()].join(", ")}); ${toServeMore}`,
       );
     found.assertRunnable();
     return found;

@@ -2,6 +2,7 @@
 // (`avalanche-web worker`) serving one queue, plus what only a distributed executor has: values by reference
 // through the run's storage, per-step retries, cancellation across processes, and its option errors.
 import { spawnSync } from "node:child_process";
+import { getEventListeners } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -58,6 +59,9 @@ describeExecutor("bullmq", {
   executor: (size) => bullmqExecutor({ connection: redis.url, queue: "suite", concurrency: size }),
   narrowExecutor: () => bullmqExecutor({ connection: redis.url, queue: "narrow", concurrency: 1 }),
   kind: /^bullmq$/,
+  // the narrow workers are `avalanche-web worker` processes: their user edits the module, not an API call
+  toServeMore:
+    /export it from the module given with --module \(.*bullmq-math-only\.ts\) and restart this worker$/,
   storage: tempStorage,
 });
 
@@ -105,6 +109,48 @@ describe("bullmqExecutor beyond the suite", () => {
     )) as ava.RunError;
     expect(once.result.nodes.flaky_step!.error!.message).toMatch(/attempt 1 failed on purpose/);
     expect(once.result.nodes.flaky_step!.error!.stack).toMatch(/flaky_step/);
+  });
+
+  it("keeps one abort listener on a run's signal however many of its nodes wait, and none once it ends", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", onWarning);
+    try {
+      // about 50 of the 200 nodes are ready at once, all queued together (concurrency 64)
+      const handle = flows.randomDag.run({ executor });
+      let most = 0;
+      const sample = setInterval(() => {
+        most = Math.max(most, getEventListeners(handle.signal, "abort").length);
+      }, 1);
+      const result = await handle.result().finally(() => clearInterval(sample));
+      expect(result.value).toEqual(flows.randomDagReference());
+      expect(most).toBe(1);
+      expect(getEventListeners(handle.signal, "abort")).toEqual([]);
+      await new Promise((r) => setImmediate(r)); // process warnings are emitted on a later tick
+      expect(warnings.filter((w) => w.includes("MaxListenersExceeded"))).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
+  it("a serveBullmq worker lacking a run's workflow says to pass it in serveBullmq({ workflows })", async () => {
+    const worker = ava.serveBullmq({ connection: redis.url, queue: "api-narrow", workflows: [flows.math] });
+    const narrow = bullmqExecutor({ connection: redis.url, queue: "api-narrow" });
+    try {
+      await worker.ready;
+      const err = (await expectAvaError(
+        flows.diamond.run({ executor: narrow }).result(),
+        "RUN_FAILED",
+      )) as ava.RunError;
+      const first = Object.values(err.result.nodes).find((n) => n.status === "failed")!;
+      expect(first.error).toMatchObject({ code: "NOT_FOUND" });
+      expect(first.error!.message).toMatch(
+        /serves no workflow named diamond \(it serves math\); pass it in serveBullmq\(\{ workflows \}\) and restart this worker$/,
+      );
+    } finally {
+      await narrow.close();
+      await worker.close();
+    }
   });
 
   it("refuses bad options, and says which Redis it cannot reach", async () => {

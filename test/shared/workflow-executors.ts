@@ -14,6 +14,8 @@ export interface ExecutorTarget {
   create?(options: unknown): ava.Executor;
   /** The executor's kind, as a node's RunContext tells it. Default: a Web Worker or worker-thread pool's. */
   kind?: RegExp;
+  /** What the error of a workflow the narrow workers lack tells to do. Default: add it to serveWorkflows(...). */
+  toServeMore?: RegExp;
   /** A storage that workers can reopen (Node files, OPFS + IndexedDB). */
   storage(): ava.Storage | Promise<ava.Storage>;
 }
@@ -248,8 +250,9 @@ export function describeExecutor(name: string, target: ExecutorTarget): void {
         const first = Object.values(err.result.nodes).find((n) => n.status === "failed")!;
         expect(first.error).toMatchObject({ code: "NOT_FOUND" });
         expect(first.error!.message).toMatch(
-          /serves no workflow named diamond \(it serves math, skipping\).*serveWorkflows/,
+          /serves no workflow named diamond \(it serves math, skipping\); /,
         );
+        expect(first.error!.message).toMatch(target.toServeMore ?? /add it to serveWorkflows\(\.\.\.\)/);
         const drift = (await expectAvaError(
           flows.skipping.run({ executor: narrow }).result(),
           "RUN_FAILED",

@@ -24,6 +24,7 @@ import {
   type RedisConnection,
 } from "./protocol.js";
 import { discard, type Envelope, pack, unpack } from "./wire.js";
+import { abortWatch } from "./abort-watch.js";
 
 export interface StepJobOptions {
   /** Attempts of a failing node (its error, not its worker's death: that is `maxStalledCount`). Default 1. */
@@ -93,6 +94,7 @@ export function bullmqExecutor(options: BullmqExecutorOptions): Executor {
   const pending = new Map<string, Pending>();
   let session: Promise<Session> | undefined;
   let closed = false;
+  const onRunAbort = abortWatch();
 
   const unavailable = (message: string, cause?: unknown) =>
     new AvaError("UNAVAILABLE", `${where} (queue ${queue}): ${message}`, { cause });
@@ -289,8 +291,7 @@ export function bullmqExecutor(options: BullmqExecutorOptions): Executor {
           reject,
         });
       });
-      const onAbort = () => void cancel(s, jobId).catch(() => {});
-      signal.addEventListener("abort", onAbort, { once: true });
+      const unwatch = onRunAbort(signal, () => void cancel(s, jobId).catch(() => {}));
       try {
         await withTimeout(
           s.queue.add(task.slug, data, {
@@ -307,7 +308,7 @@ export function bullmqExecutor(options: BullmqExecutorOptions): Executor {
         if (pending.delete(jobId)) void discard(payload, storage);
         throw err;
       } finally {
-        signal.removeEventListener("abort", onAbort);
+        unwatch();
       }
     },
     async close() {

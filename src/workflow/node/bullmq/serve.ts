@@ -8,6 +8,7 @@ import { AvaError, isAvaError } from "../../../errors.js";
 import { loadParquetWasm } from "../../../parquet/parquet.js";
 import { nodeStorage } from "../../../storage/node/node-storage.js";
 import type { Storage, StorageDescriptor } from "../../../storage/types.js";
+import { reopenWarehouse } from "../../../storage/warehouse/warehouse-storage.js";
 import { toErrorInfo } from "../../errors.js";
 import type { NodeTask } from "../../invoke.js";
 import type { Workflow } from "../../workflow.js";
@@ -42,8 +43,13 @@ export interface ServeBullmqOptions {
   stalledIntervalMs?: number;
   /** How many times a job may stall (its worker died) and still be rerun. Default 1. */
   maxStalledCount?: number;
-  /** Reopens storages other than Node folders from their descriptor (an S3 + Postgres warehouse, say). */
+  /** Reopens storages other than Node folders and warehouses (S3 + Postgres) from their descriptor. */
   reopen?: (descriptor: StorageDescriptor) => Storage | undefined;
+  /**
+   * How to serve one more workflow, told to a run whose job names a workflow this worker lacks.
+   * Default: "pass it in serveBullmq({ workflows }) and restart this worker".
+   */
+  toServeMore?: string;
 }
 
 export interface BullmqWorker {
@@ -60,6 +66,7 @@ function reopener(reopen: ServeBullmqOptions["reopen"]) {
     const custom = reopen?.(descriptor);
     if (custom) return custom;
     if (descriptor.kind === "node") return nodeStorage({ root: descriptor.root });
+    if (descriptor.kind === "warehouse") return reopenWarehouse(descriptor);
     throw new AvaError(
       "UNAVAILABLE",
       `this bullmq worker cannot open ${descriptor.kind} storage (${JSON.stringify(descriptor)}); pass reopen to serveBullmq`,
@@ -78,7 +85,11 @@ export function serveBullmq(options: ServeBullmqOptions): BullmqWorker {
       "INVALID_ARGUMENT",
       `${what}: concurrency must be a positive integer, got ${concurrency}`,
     );
-  const runner = nodeRunner(workflowsByName(what, options.workflows ?? []), reopener(options.reopen));
+  const runner = nodeRunner(
+    workflowsByName(what, options.workflows ?? []),
+    reopener(options.reopen),
+    options.toServeMore ?? "pass it in serveBullmq({ workflows }) and restart this worker",
+  );
   const running = new Map<string, { job: Job; abort: AbortController }>();
   let worker: Worker | undefined;
   let subscriber: Subscriber | undefined;
