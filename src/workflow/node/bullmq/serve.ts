@@ -69,7 +69,8 @@ function reopener(reopen: ServeBullmqOptions["reopen"]) {
     if (descriptor.kind === "warehouse") return reopenWarehouse(descriptor);
     throw new AvaError(
       "UNAVAILABLE",
-      `this bullmq worker cannot open ${descriptor.kind} storage (${JSON.stringify(descriptor)}); pass reopen to serveBullmq`,
+      // the kind only: a descriptor can carry credentials, and this message lands in run records
+      `this bullmq worker cannot open ${descriptor.kind} storage; pass reopen to serveBullmq`,
     );
   };
 }
