@@ -4,8 +4,10 @@
 // browser storage, SQL, Avro write and ingest, a workflow through the app's own worker entry (run in a
 // DedicatedWorkerGlobalScope), data kept across a reload, a minified unnamed step refused at run time
 // without blanking the page. In Node, under tsx and compiled: a workflow in worker threads via the app's
-// own worker entry. Never against ../src.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+// own worker entry; without the optional bullmq, its executor, worker API and command say what to install.
+// Never against ../src.
+import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -197,6 +199,47 @@ describe("the packed package in a fresh app", () => {
       });
     },
     4 * MINUTES,
+  );
+
+  it(
+    "without bullmq installed: bullmqExecutor, serveBullmq and the worker command say to install it",
+    async () => {
+      expect(existsSync(join(app, "node_modules", "bullmq"))).toBe(false); // an optional peer: not installed
+      const install =
+        /need the bullmq package: npm install bullmq \(an optional peer dependency of avalanche-web\)/;
+      const { run, serve } = JSON.parse(
+        await sh(app, process.execPath, [join(app, "node_modules/tsx/dist/cli.mjs"), "node/no-bullmq.ts"]),
+      );
+      expect(run).toMatchObject({ name: "AvaError", code: "RUN_FAILED", node: { code: "UNAVAILABLE" } });
+      expect(run.node.message).toMatch(install);
+      expect(serve).toMatchObject({
+        name: "AvaError",
+        code: "UNAVAILABLE",
+        message: expect.stringMatching(install),
+      });
+
+      // the command, as `npx avalanche-web worker` runs it (under tsx: the workflow module is TypeScript)
+      const cli = spawnSync(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          join(app, "node_modules/.bin/avalanche-web"),
+          "worker",
+          "--queue",
+          "q",
+          "--module",
+          "node/flow.ts",
+        ],
+        { cwd: app, encoding: "utf8", env: { ...process.env, AVALANCHE_REDIS: "redis://127.0.0.1:1" } },
+      );
+      expect(cli.status, cli.stderr).toBe(1);
+      expect(cli.stderr).toMatch(
+        /^avalanche-web: bullmqExecutor and the bullmq worker need the bullmq package/,
+      );
+      expect(cli.stderr).toMatch(install);
+    },
+    2 * MINUTES,
   );
 
   it(
