@@ -9,6 +9,7 @@ import { SqlConsole } from "./sql/console.js";
 import { startSimulator } from "./simulator.js";
 import { registerOffline } from "./offline.js";
 import { showNetwork, showStorage } from "./storage-info.js";
+import { whenIdle } from "./idle.js";
 import { tabs } from "./tabs.js";
 import { TimeTravel } from "./time-travel.js";
 
@@ -31,10 +32,14 @@ ns.points.subscribe(() => {
   // history is re-read at most once a second (the simulator commits once a second)
   if (!historyDue) {
     historyDue = true;
-    setTimeout(() => {
-      historyDue = false;
-      void timeTravel.reload();
-    }, 1_000);
+    setTimeout(
+      () =>
+        whenIdle(() => {
+          historyDue = false;
+          void timeTravel.reload();
+        }),
+      1_000,
+    );
   }
 });
 // the first chart read starts before anything else is awaited: its Worker opens the storage meanwhile

@@ -1,6 +1,7 @@
 // Storage health in the header: persistence (requested by browserStorage on first use) and the quota, plus
 // an online/offline badge.
 import type * as ava from "avalanche-web";
+import { everyIdle } from "./idle.js";
 
 export async function showStorage(root: HTMLElement, storage: ava.BrowserStorage): Promise<void> {
   const render = async () => {
@@ -12,7 +13,7 @@ export async function showStorage(root: HTMLElement, storage: ava.BrowserStorage
     root.textContent = `${persisted ? "persistent storage" : "storage not persistent (browser refused)"} · ${mb(usage)} used of ${mb(quota)}`;
   };
   await render();
-  setInterval(() => void render(), 5_000);
+  everyIdle(5_000, () => void render());
 }
 
 export function showNetwork(badge: HTMLElement): void {

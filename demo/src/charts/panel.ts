@@ -31,7 +31,9 @@ export class Panel {
         title: spec.title,
         width,
         height: 170,
-        scales: { x: { time: true } },
+        // y is set from each new data (setData), not re-fitted on every scrolled frame of the live tail:
+        // a re-fit there changed the y labels' width, and uPlot then laid the panel out again in that frame
+        scales: { x: { time: true }, y: { auto: false } },
         series: [
           {},
           ...spec.series.map((s, i) => ({
@@ -84,6 +86,11 @@ export class Panel {
 
   setData(x: number[], ys: (number | null)[][]): void {
     this.plot.setData([x, ...ys] as uPlot.AlignedData, false);
+    const [min, max] = extent(ys);
+    if (min <= max) {
+      const pad = (max - min) * 0.05 || Math.abs(max) * 0.05 || 1;
+      this.plot.setScale("y", { min: min - pad, max: max + pad });
+    }
   }
 
   /** Moves the visible window (seconds) without new data: the live tail's scroll between commits. */
@@ -94,4 +101,17 @@ export class Panel {
   resize(width: number): void {
     this.plot.setSize({ width, height: 170 });
   }
+}
+
+/** The lowest and highest value of all series (min > max when there is none). */
+function extent(ys: (number | null)[][]): [number, number] {
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const series of ys)
+    for (const y of series)
+      if (y !== null) {
+        if (y < min) min = y;
+        if (y > max) max = y;
+      }
+  return [min, max];
 }

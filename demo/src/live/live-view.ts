@@ -3,6 +3,7 @@
 // the server acknowledged it, so going offline (or reloading) loses nothing: the outbox grows, then drains.
 // Shows the network as the stream sees it, the outbox, the stream's counters and the server's row count.
 import * as ava from "avalanche-web";
+import { everyIdle } from "../idle.js";
 import { LIVE_CHANNELS, LiveFeed } from "./feed.js";
 
 /** What GET /ingest answers (demo/ingest-plugin.ts). */
@@ -68,8 +69,8 @@ export class LiveView {
         this.#log(`browser ${type}`, undefined);
         this.#render();
       });
-    setInterval(() => this.#render(), 250);
-    setInterval(() => void this.poll(), 1_000);
+    everyIdle(250, () => this.#render());
+    everyIdle(1_000, () => void this.poll());
     void this.poll();
   }
 
