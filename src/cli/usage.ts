@@ -93,8 +93,9 @@ export const WORKER_HELP = `usage:
                        [--concurrency 1] [--prefix bull] [--lock-ms 30000] [--stalled-ms 30000] [--max-stalled 1]
     Runs the nodes a bullmqExecutor({ connection, queue: Q }) queues, for the workflows FILE exports, on any
     machine that reaches Redis (--redis, else $AVALANCHE_REDIS, else redis://127.0.0.1:6379) and the runs'
-    storage (a shared folder, or the S3 + Postgres warehouse). A worker that dies mid-node has its job rerun by another once its lock (--lock-ms) lapses, up to
-    --max-stalled times; a node's rows and stream progress commit together, so no row is written twice.
+    storage (a shared folder, or the S3 + Postgres warehouse). A worker that dies mid-node has its job rerun
+    by another once its lock (--lock-ms) lapses, up to --max-stalled times; a node's rows and stream
+    progress commit together, so no row is written twice.
     SIGINT/SIGTERM let running nodes finish.
 ${EXIT_CODES}`;
 
