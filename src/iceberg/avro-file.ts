@@ -7,14 +7,22 @@ import { AvaError } from "../errors.js";
 import { concatBytes } from "../util/bytes.js";
 import { type AvroRecord, type AvroValue, decodeDatum, encodeRecords } from "./avro-datum.js";
 
+/** Each schema's text, made once: a commit writes two files of the same two schemas. */
+const schemaText = new WeakMap<AvroRecord, string>();
+
 export function writeAvroFile(
   schema: AvroRecord,
   metadata: Record<string, string>,
   records: readonly AvroValue[],
 ): Uint8Array {
   const sync = crypto.getRandomValues(new Uint8Array(16));
+  let text = schemaText.get(schema);
+  if (text === undefined) {
+    text = JSON.stringify(schema);
+    schemaText.set(schema, text);
+  }
   const header = encodeHeader(
-    { ...metadata, "avro.schema": JSON.stringify(schema), "avro.codec": "null" },
+    { ...metadata, "avro.schema": text, "avro.codec": "null" },
     sync,
   );
   if (records.length === 0) return header;

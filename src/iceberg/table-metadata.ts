@@ -87,6 +87,19 @@ export function snapshotSummary(s: Snapshot, manifests: readonly ManifestFile[])
   return summary;
 }
 
+type LogEntry = TableMetadata["snapshot-log"][number];
+const logEntries = new WeakMap<IcebergSnapshot, LogEntry>();
+
+/** One object per snapshot, so the metadata file's bytes for it are made once (see metadata-json.ts). */
+function logEntryOf(s: IcebergSnapshot): LogEntry {
+  let entry = logEntries.get(s);
+  if (!entry) {
+    entry = { "timestamp-ms": s["timestamp-ms"], "snapshot-id": s["snapshot-id"] };
+    logEntries.set(s, entry);
+  }
+  return entry;
+}
+
 export function tableMetadata(
   meta: TableMeta,
   schemas: IcebergSchemas,
@@ -115,10 +128,7 @@ export function tableMetadata(
       "write.format.default": "parquet",
     },
     snapshots,
-    "snapshot-log": snapshots.map((s) => ({
-      "timestamp-ms": s["timestamp-ms"],
-      "snapshot-id": s["snapshot-id"],
-    })),
+    "snapshot-log": snapshots.map(logEntryOf),
     "metadata-log": metadataLog,
     "sort-orders": [{ "order-id": 0, fields: [] }],
     "default-sort-order-id": 0,
