@@ -25,7 +25,10 @@ export interface AvroRecord {
 export interface AvroArray {
   type: "array";
   items: AvroType;
-  "element-id": number;
+  /** Iceberg's id of a list's element; a map<int, T> (an array of key/value records) has none. */
+  "element-id"?: number;
+  /** "map": Iceberg's map with non-string keys, written as an array of key/value records. */
+  logicalType?: "map";
 }
 
 export type AvroType = AvroPrimitive | AvroRecord | AvroArray | ["null", AvroType];

@@ -21,10 +21,7 @@ export function writeAvroFile(
     text = JSON.stringify(schema);
     schemaText.set(schema, text);
   }
-  const header = encodeHeader(
-    { ...metadata, "avro.schema": text, "avro.codec": "null" },
-    sync,
-  );
+  const header = encodeHeader({ ...metadata, "avro.schema": text, "avro.codec": "null" }, sync);
   if (records.length === 0) return header;
   return concatBytes([header, encodeBlock(records.length, encodeRecords(schema, records), sync)]);
 }

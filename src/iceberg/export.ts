@@ -201,6 +201,7 @@ async function exportOnce(
     folder,
     uri,
     schema: schemas.schemas.at(-1)!,
+    schemas: new Map(schemas.schemas.map((v) => [v["schema-id"], v])),
     nowMs,
   };
   const lists = new Map<number, ManifestFile[]>();

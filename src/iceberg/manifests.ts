@@ -3,10 +3,12 @@
 // small). A snapshot that removes files (overwrite, compaction) writes one manifest of the live files instead
 // — ADDED for its own, EXISTING with explicit sequence numbers for older ones, DELETED for the removed — so
 // time travel to any snapshot reads exactly the files live at it.
+import type { ColumnStats } from "../storage/catalog/model.js";
 import type { FileStore, WriteOptions } from "../storage/types.js";
 import { ulid } from "../util/ids.js";
 import type { AvroValue } from "./avro-datum.js";
 import { writeAvroFile } from "./avro-file.js";
+import { columnMetrics } from "./column-metrics.js";
 import type { Locator } from "./location.js";
 import {
   ADDED,
@@ -23,6 +25,10 @@ export interface ParquetFile {
   path: string;
   rowCount: number;
   sizeBytes: number;
+  /** The catalog's column statistics of the file, under the names of the schema version it was written with. */
+  stats?: Readonly<Record<string, ColumnStats>>;
+  /** That schema version (absent: 0). */
+  schemaId?: number;
 }
 
 export interface ManifestEntry {
@@ -37,7 +43,10 @@ export interface SnapshotFiles {
   /** The table's metadata folder in the store. */
   folder: string;
   uri: Locator;
+  /** The current schema, which the manifest's header names. */
   schema: IcebergSchema;
+  /** Every schema version by id: a file's metrics use the field ids of the version it was written with. */
+  schemas: ReadonlyMap<number, IcebergSchema>;
   nowMs: number;
 }
 
@@ -78,6 +87,7 @@ export function writeManifest(
       partition: {},
       record_count: e.file.rowCount,
       file_size_in_bytes: e.file.sizeBytes,
+      ...columnMetrics(e.file.stats, e.file.rowCount, ctx.schemas.get(e.file.schemaId ?? 0) ?? ctx.schema),
     },
   }));
   const bytes = writeAvroFile(

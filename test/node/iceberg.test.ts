@@ -158,6 +158,18 @@ async function history(events: ava.Table): Promise<ava.Snapshot[]> {
 
 // ---- the spec's manifest schemas (table spec v2, "Manifests" and "Manifest Lists"), typed in from its tables ----
 type SpecField = [name: string, id: number, required: boolean, type: unknown];
+/** The spec's map<int, T> in Avro: an optional array of key/value records named k<key>_v<value>. */
+function idMap(name: string, id: number, keyId: number, valueId: number, value: string): SpecField[] {
+  const kv = {
+    type: "record",
+    name: `k${keyId}_v${valueId}`,
+    fields: [
+      { name: "key", type: "int", "field-id": keyId },
+      { name: "value", type: value, "field-id": valueId },
+    ],
+  };
+  return [[name, id, false, { type: "array", logicalType: "map", items: kv }]];
+}
 const DATA_FILE: SpecField[] = [
   ["content", 134, true, "int"],
   ["file_path", 100, true, "string"],
@@ -165,6 +177,10 @@ const DATA_FILE: SpecField[] = [
   ["partition", 102, true, { type: "record", name: "r102", fields: [] }],
   ["record_count", 103, true, "long"],
   ["file_size_in_bytes", 104, true, "long"],
+  ...idMap("value_counts", 109, 119, 120, "long"),
+  ...idMap("null_value_counts", 110, 121, 122, "long"),
+  ...idMap("lower_bounds", 125, 126, 127, "bytes"),
+  ...idMap("upper_bounds", 128, 129, 130, "bytes"),
 ];
 const MANIFEST_ENTRY: SpecField[] = [
   ["status", 0, true, "int"],
@@ -214,7 +230,7 @@ for path in sys.argv[2:]:
             return {f["name"]: {"id": f.get("field-id"), "type": ids(f["type"])} for f in t["fields"]}
         return t if isinstance(t, str) else t.get("type")
     out.append({"path": path, "meta": meta, "ids": ids(json.loads(meta["avro.schema"])), "records": records})
-print(json.dumps(out))
+print(json.dumps(out, default=lambda b: b.hex()))  # bytes (bounds) as hex
 `;
 
 interface PyFile {
@@ -238,7 +254,14 @@ function specIds(fields: SpecField[]): Record<string, unknown> {
       name,
       {
         id,
-        type: name === "data_file" ? specIds(DATA_FILE) : name === "partition" ? {} : (type as string),
+        type:
+          name === "data_file"
+            ? specIds(DATA_FILE)
+            : name === "partition"
+              ? {}
+              : typeof type === "string"
+                ? type
+                : (type as { type: string }).type,
       },
     ]),
   );
@@ -339,6 +362,118 @@ describe("Iceberg metadata written on every commit", () => {
       );
       expect(live.sort()).toEqual(ourFiles.sort());
     }
+  });
+});
+
+/** A bound in Iceberg's single-value serialization, decoded by the column's Iceberg type. */
+function decodeBound(type: string, hex: string): unknown {
+  const b = Buffer.from(hex, "hex");
+  const sizes: Record<string, number> = { int: 4, float: 4, long: 8, double: 8, timestamptz: 8, boolean: 1 };
+  if (sizes[type] !== undefined) expect(b.length, `${type} bound of ${b.length} bytes`).toBe(sizes[type]);
+  if (type === "int") return b.readInt32LE();
+  if (type === "long" || type === "timestamptz") return b.readBigInt64LE();
+  if (type === "float") return b.readFloatLE();
+  if (type === "double") return b.readDoubleLE();
+  if (type === "boolean") return b[0] !== 0;
+  if (type === "string") return b.toString("utf8");
+  throw new Error(`no bound expected for type ${type}`);
+}
+
+/** A catalog stat as the value it stands for. */
+function statValue(v: unknown): unknown {
+  if (typeof v === "object" && v !== null && "bigint" in v) return BigInt((v as { bigint: string }).bigint);
+  if (typeof v === "object" && v !== null && "float" in v) return Number((v as { float: string }).float);
+  return v;
+}
+
+describe("column metrics in manifests", () => {
+  it("every live file's bounds and counts, read with Apache Avro, are exactly its catalog statistics", async () => {
+    const { root, location } = await freshRoot();
+    const ns = await lake(location).open({ storage: nodeStorage({ root, fsync: false }) });
+    await ns.push();
+    const events = ns.events as unknown as ava.Table;
+    const snapshots = await history(events);
+    const folder = join(root, "data/lake/events/metadata");
+    const metadata = JSON.parse(await readFile(join(folder, `v${snapshots.length}.metadata.json`), "utf8"));
+    const local = (uri: string) => join(root, uri.slice(location.length + 1));
+    const fields = new Map<string, { id: number; type: unknown }>(
+      metadata.schemas[0].fields.map((f: { name: string; id: number; type: unknown }) => [f.name, f]),
+    );
+    let checked = 0;
+    const columnsWithBounds = new Set<string>();
+    for (const [i, s] of snapshots.entries()) {
+      const [list] = readWithSpec("manifest_file", MANIFEST_FILE, [
+        local(metadata.snapshots[i]["manifest-list"]),
+      ]);
+      const manifests = readWithSpec(
+        "manifest_entry",
+        MANIFEST_ENTRY,
+        list!.records.map((m) => local(m.manifest_path as string)),
+      );
+      const ourFiles = new Map(
+        (await events.scan({ snapshotId: s.id }).plan()).files.map((f) => [`${location}/${f.path}`, f]),
+      );
+      for (const e of manifests.flatMap((m) => m.records)) {
+        if (e.status === 2) continue;
+        const file = e.data_file as Record<string, unknown>;
+        const ours = ourFiles.get(file.file_path as string);
+        expect(ours, `${file.file_path} is live at snapshot ${i + 1}`).toBeDefined();
+        const byId = (name: string) =>
+          new Map((file[name] as { key: number; value: unknown }[]).map((kv) => [kv.key, kv.value]));
+        const [values, nulls, lower, upper] = [
+          byId("value_counts"),
+          byId("null_value_counts"),
+          byId("lower_bounds"),
+          byId("upper_bounds"),
+        ];
+        const statColumns = Object.keys(ours!.stats);
+        expect(statColumns).toEqual(
+          expect.arrayContaining(["id", "name", "at", "_ava_updated_at", "_ava_run_id"]),
+        );
+        expect([...values.keys()].sort()).toEqual(statColumns.map((c) => fields.get(c)!.id).sort());
+        for (const [column, stat] of Object.entries(ours!.stats)) {
+          const { id, type } = fields.get(column)!;
+          expect(values.get(id), column).toBe(ours!.rowCount);
+          expect(nulls.get(id), column).toBe(stat.nullCount);
+          expect(lower.has(id), column).toBe(stat.min !== undefined);
+          expect(upper.has(id), column).toBe(stat.max !== undefined);
+          if (stat.min !== undefined) {
+            columnsWithBounds.add(column);
+            expect(decodeBound(type as string, lower.get(id) as string), `${column} lower`).toEqual(
+              statValue(stat.min),
+            );
+          }
+          if (stat.max !== undefined)
+            expect(decodeBound(type as string, upper.get(id) as string), `${column} upper`).toEqual(
+              statValue(stat.max),
+            );
+        }
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(snapshots.length);
+    // Every scalar type has bounds somewhere, provenance columns included.
+    expect([...columnsWithBounds].sort()).toEqual(
+      expect.arrayContaining([
+        "id",
+        "small",
+        "ratio",
+        "value",
+        "name",
+        "ok",
+        "at",
+        "kind",
+        "_ava_updated_at",
+      ]),
+    );
+    // Readers still read every snapshot exactly with the metrics there.
+    const tableUrl = `${location}/data/lake/events`;
+    for (const s of snapshots)
+      expect(
+        canonical(
+          await icebergRead({ tableUrl, metadata: { ...metadata, "current-snapshot-id": s.sequenceNumber } }),
+        ),
+      ).toEqual(await ours(events, s.id));
   });
 });
 
