@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as A from "apache-arrow";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { icebergRead } from "icebird";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as ava from "../../src/index.js";
@@ -474,6 +475,57 @@ describe("column metrics in manifests", () => {
           await icebergRead({ tableUrl, metadata: { ...metadata, "current-snapshot-id": s.sequenceNumber } }),
         ),
       ).toEqual(await ours(events, s.id));
+  });
+});
+
+/** Every field id a schema (or a nested type) assigns, element ids of lists included. */
+function schemaIds(type: unknown): number[] {
+  if (typeof type !== "object" || type === null) return [];
+  const t = type as {
+    type: string;
+    fields?: { id: number; type: unknown }[];
+    "element-id"?: number;
+    element?: unknown;
+  };
+  if (t.type === "list") return [t["element-id"]!, ...schemaIds(t.element)];
+  return (t.fields ?? []).flatMap((f) => [f.id, ...schemaIds(f.type)]);
+}
+
+describe("Parquet field ids", () => {
+  it("data files of a table with Iceberg metadata carry the schema's field ids (read back by native DuckDB)", async () => {
+    const { root, location } = await freshRoot();
+    const ns = await lake(location).open({ storage: nodeStorage({ root, fsync: false }) });
+    await ns.push();
+    const events = ns.events as unknown as ava.Table;
+    await events.append(rows(0, 7));
+    const [file] = (await events.scan().plan()).files;
+    const folder = join(root, "data/lake/events/metadata");
+    const metadata = JSON.parse(await readFile(join(folder, "v1.metadata.json"), "utf8"));
+    const db = await DuckDBInstance.create(":memory:", {
+      autoinstall_known_extensions: "false",
+      autoload_known_extensions: "false",
+    });
+    const conn = await db.connect();
+    const elements = (
+      await conn.runAndReadAll(
+        `SELECT name, field_id::INTEGER AS field_id FROM parquet_schema('${join(root, file!.path)}')`,
+      )
+    ).getRowObjects() as { name: string; field_id: number | null }[];
+    conn.closeSync();
+    db.closeSync();
+    const ids = elements.flatMap((e) => (e.field_id === null ? [] : [e.field_id]));
+    // Every id of the Iceberg schema, nested fields, list elements and provenance columns included, and
+    // no other; a top-level column's id sits on the element of its name.
+    expect(ids.sort((a, b) => a - b)).toEqual(schemaIds(metadata.schemas[0]).sort((a, b) => a - b));
+    for (const f of metadata.schemas[0].fields as { name: string; id: number }[])
+      expect(elements.find((e) => e.name === f.name)?.field_id, f.name).toBe(f.id);
+    // Our reader and icebird still read the rows exactly.
+    const tableUrl = `${location}/data/lake/events`;
+    expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await events.scan().toObjects()));
+    const ours = await events.scan({ columns: ["id", "name", "point", "samples"] }).toObjects();
+    expect(canonical(ours)).toEqual(
+      canonical(rows(0, 7).map(({ id, name, point, samples }) => ({ id, name, point, samples }))),
+    );
   });
 });
 
