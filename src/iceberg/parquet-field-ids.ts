@@ -6,7 +6,7 @@
 // Files written elsewhere (compaction, inlined rows flushed by maintenance) keep relying on the name mapping.
 import * as A from "apache-arrow";
 import type { TableState } from "../storage/catalog/state.js";
-import { type IcebergField, type IcebergType, icebergSchemas } from "./schema.js";
+import { type IcebergField, type IcebergSchema, type IcebergType, icebergSchemas } from "./schema.js";
 
 const FIELD_ID = "PARQUET:field_id";
 
@@ -36,10 +36,22 @@ function fieldWithIds(field: A.Field, iceberg: IcebergField): A.Field {
   return withId(field, iceberg.id, typeWithIds(field.type, iceberg.type));
 }
 
+/** The current Iceberg schema by the catalog's schema versions, which keep their identity until they change. */
+const currentSchemas = new WeakMap<object, IcebergSchema>();
+
+function currentSchema(entry: TableState, identifier: string): IcebergSchema {
+  const key = entry.schemas ?? entry.schema;
+  let schema = currentSchemas.get(key);
+  if (!schema) {
+    schema = icebergSchemas(entry, identifier).schemas.at(-1)!;
+    currentSchemas.set(key, schema);
+  }
+  return schema;
+}
+
 /** `table` with every column the current Iceberg schema describes carrying its field id. */
 export function withParquetFieldIds(table: A.Table, entry: TableState, identifier: string): A.Table {
-  const { schemas } = icebergSchemas(entry, identifier);
-  const byName = new Map(schemas.at(-1)!.fields.map((f) => [f.name, f]));
+  const byName = new Map(currentSchema(entry, identifier).fields.map((f) => [f.name, f]));
   const fields = table.schema.fields.map((f) => {
     const iceberg = byName.get(f.name);
     return iceberg ? fieldWithIds(f, iceberg) : f;
