@@ -11,7 +11,7 @@ import { AvaError } from "../errors.js";
 import type { Snapshot } from "../storage/catalog/model.js";
 import { clockOf, type Storage } from "../storage/types.js";
 import { readAvroFile } from "./avro-file.js";
-import { inLane } from "./lanes.js";
+import { BACKGROUND_DELAY_MS, inLane } from "./lanes.js";
 import { inlineWriter, rewriteEntries } from "./snapshot-entries.js";
 import { type IcebergOptions, locator } from "./location.js";
 import { ADDED, type ManifestFile } from "./manifest-schemas.js";
@@ -109,8 +109,12 @@ function queued(
   options: IcebergOptions,
   held: boolean,
 ): Promise<IcebergExport> {
-  return inLane(storage, `${namespace}.${table}`, held, () =>
-    exportWithRetry(storage, namespace, table, options, held),
+  return inLane(
+    storage,
+    `${namespace}.${table}`,
+    held,
+    () => exportWithRetry(storage, namespace, table, options, held),
+    held && options.background ? BACKGROUND_DELAY_MS : 0,
   );
 }
 
