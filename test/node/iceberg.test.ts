@@ -157,6 +157,19 @@ async function history(events: ava.Table): Promise<ava.Snapshot[]> {
   return events.history();
 }
 
+/** A lake table through history(), its newest metadata, and the local path of a URI the metadata names. */
+async function lakeWithHistory() {
+  const { root, location } = await freshRoot();
+  const ns = await lake(location).open({ storage: nodeStorage({ root, fsync: false }) });
+  await ns.push();
+  const events = ns.events as unknown as ava.Table;
+  const snapshots = await history(events);
+  const folder = join(root, "data/lake/events/metadata");
+  const metadata = JSON.parse(await readFile(join(folder, `v${snapshots.length}.metadata.json`), "utf8"));
+  const local = (uri: string) => join(root, uri.slice(location.length + 1));
+  return { location, events, snapshots, metadata, local };
+}
+
 // ---- the spec's manifest schemas (table spec v2, "Manifests" and "Manifest Lists"), typed in from its tables ----
 type SpecField = [name: string, id: number, required: boolean, type: unknown];
 /** The spec's map<int, T> in Avro: an optional array of key/value records named k<key>_v<value>. */
@@ -311,14 +324,7 @@ describe("Iceberg metadata written on every commit", () => {
   });
 
   it("manifests and manifest lists read with Apache Avro (Python) against the spec's schemas", async () => {
-    const { root, location } = await freshRoot();
-    const ns = await lake(location).open({ storage: nodeStorage({ root, fsync: false }) });
-    await ns.push();
-    const events = ns.events as unknown as ava.Table;
-    const snapshots = await history(events);
-    const folder = join(root, "data/lake/events/metadata");
-    const metadata = JSON.parse(await readFile(join(folder, `v${snapshots.length}.metadata.json`), "utf8"));
-    const local = (uri: string) => join(root, uri.slice(location.length + 1));
+    const { location, events, snapshots, metadata, local } = await lakeWithHistory();
     const lists = readWithSpec(
       "manifest_file",
       MANIFEST_FILE,
@@ -389,14 +395,7 @@ function statValue(v: unknown): unknown {
 
 describe("column metrics in manifests", () => {
   it("every live file's bounds and counts, read with Apache Avro, are exactly its catalog statistics", async () => {
-    const { root, location } = await freshRoot();
-    const ns = await lake(location).open({ storage: nodeStorage({ root, fsync: false }) });
-    await ns.push();
-    const events = ns.events as unknown as ava.Table;
-    const snapshots = await history(events);
-    const folder = join(root, "data/lake/events/metadata");
-    const metadata = JSON.parse(await readFile(join(folder, `v${snapshots.length}.metadata.json`), "utf8"));
-    const local = (uri: string) => join(root, uri.slice(location.length + 1));
+    const { location, events, snapshots, metadata, local } = await lakeWithHistory();
     const fields = new Map<string, { id: number; type: unknown }>(
       metadata.schemas[0].fields.map((f: { name: string; id: number; type: unknown }) => [f.name, f]),
     );
