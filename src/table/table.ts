@@ -254,8 +254,8 @@ export class Table<Row = Record<string, unknown>, In = Row> {
       let sizeBytes = inline?.sizeBytes ?? 0;
       if (!inline) {
         // Iceberg readers find columns by the Parquet field ids (else by the table's name mapping).
-        const ids = this.declaration.iceberg ? withParquetFieldIds(table, entry, this.identifier) : table;
-        const bytes = await encodeParquet(ids);
+        const encoded = this.declaration.iceberg ? withParquetFieldIds(table, entry, this.identifier) : table;
+        const bytes = await encodeParquet(encoded);
         sizeBytes = bytes.length;
         // The data file is written while the catalog stages its entry; the commit waits for both.
         written = this.#storage.files.write(path, bytes);

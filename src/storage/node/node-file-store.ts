@@ -35,9 +35,8 @@ export class NodeFileStore implements FileStore {
         await mkdir(folder, { recursive: true });
         this.#folders.add(folder);
       }
-      const fsync = this.fsync && durable;
-      if (!fsync && !durable && bytes.length <= SYNC_WRITE_MAX) writeFileSync(full, bytes, { flag: "wx" });
-      else await writeNewFile(full, bytes, fsync);
+      if (!durable && bytes.length <= SYNC_WRITE_MAX) writeFileSync(full, bytes, { flag: "wx" });
+      else await writeNewFile(full, bytes, this.fsync && durable);
     } catch (err) {
       throw ioError(err, `writing ${path}`);
     }
