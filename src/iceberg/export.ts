@@ -206,7 +206,6 @@ async function exportOnce(
     uri,
     schema: schemas.schemas.at(-1)!,
     schemas: new Map(schemas.schemas.map((v) => [v["schema-id"], v])),
-    nowMs,
   };
   const lists = new Map<number, ManifestFile[]>();
   const listOf = async (sequence: number): Promise<ManifestFile[]> => {

@@ -47,7 +47,6 @@ export interface SnapshotFiles {
   schema: IcebergSchema;
   /** Every schema version by id: a file's metrics use the field ids of the version it was written with. */
   schemas: ReadonlyMap<number, IcebergSchema>;
-  nowMs: number;
 }
 
 /** Metadata files are rebuilt by the next export when lost: they are written without fsync (see export.ts). */
@@ -57,6 +56,18 @@ const REBUILDABLE: WriteOptions = { durable: false };
 export interface Pending<T> {
   value: T;
   written: Promise<void>;
+}
+
+let token: string | undefined;
+let written = 0;
+
+/**
+ * A name no other file of any writer has: this process's random ULID (made once) and a counter. Two
+ * random ULIDs per commit cost more than the Avro encoding of both files (crypto.getRandomValues in Node).
+ */
+function uniqueName(): string {
+  token ??= ulid();
+  return `${token}_${(written++).toString(36)}`;
 }
 
 /** A write awaited later: marked handled now, so a failure before then is not an unhandled rejection. */
@@ -102,7 +113,7 @@ export function writeManifest(
     },
     records,
   );
-  const path = `${ctx.folder}/${ulid(ctx.nowMs)}-m0.avro`;
+  const path = `${ctx.folder}/${uniqueName()}-m0.avro`;
   const written = pending(ctx.files.write(path, bytes, REBUILDABLE));
   const count = (s: number) => entries.filter((e) => e.status === s);
   const rows = (s: number) => count(s).reduce((n, e) => n + e.file.rowCount, 0);
@@ -142,7 +153,7 @@ export function writeManifestList(
     "format-version": "2",
   };
   if (parent !== undefined) metadata["parent-snapshot-id"] = String(parent);
-  const path = `${ctx.folder}/snap-${sequence}-${ulid(ctx.nowMs)}.avro`;
+  const path = `${ctx.folder}/snap-${sequence}-${uniqueName()}.avro`;
   const bytes = writeAvroFile(MANIFEST_FILE_SCHEMA, metadata, manifests as unknown as AvroValue[]);
   return { value: path, written: pending(ctx.files.write(path, bytes, REBUILDABLE)) };
 }
