@@ -761,6 +761,18 @@ describe("exportIceberg() of any table", () => {
     ]);
     expect(metadata["last-column-id"]).toBe(1_000_000_008);
     expect(metadata.snapshots.map((s: { "schema-id": number }) => s["schema-id"])).toEqual([0, 1]);
+    // Metrics by field id: the file written as "a" and the one written as "b" both report on id 1.
+    const local = (uri: string) => join(root, uri.slice(location.length + 1));
+    const [list] = readWithSpec("manifest_file", MANIFEST_FILE, [
+      local(metadata.snapshots[1]["manifest-list"]),
+    ]);
+    const entries = readWithSpec(
+      "manifest_entry",
+      MANIFEST_ENTRY,
+      list!.records.map((m) => local(m.manifest_path as string)),
+    ).flatMap((m) => m.records.map((e) => e.data_file as Record<string, { key: number; value: string }[]>));
+    const bounds = entries.map((f) => f.lower_bounds!.find((kv) => kv.key === 1)?.value);
+    expect(bounds.map((hex) => decodeBound("long", hex!)).sort()).toEqual([1n, 2n]);
   });
 
   it("refuses a missing table, a type Iceberg cannot describe, and a location that is no URI", async () => {
