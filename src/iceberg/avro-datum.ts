@@ -4,6 +4,7 @@
 // are small (a row per data file), so a schema walk is fast enough and keeps the spec's schemas as data.
 import { type ByteReader, ByteWriter } from "../avro/binary.js";
 import { AvaError } from "../errors.js";
+import { concatBytes } from "../util/bytes.js";
 
 export type AvroPrimitive = "null" | "boolean" | "int" | "long" | "string" | "bytes";
 
@@ -25,7 +26,10 @@ export interface AvroRecord {
 export interface AvroArray {
   type: "array";
   items: AvroType;
-  "element-id": number;
+  /** Iceberg's id of a list's element; a map<int, T> (an array of key/value records) has none. */
+  "element-id"?: number;
+  /** "map": Iceberg's map with non-string keys, written as an array of key/value records. */
+  logicalType?: "map";
 }
 
 export type AvroType = AvroPrimitive | AvroRecord | AvroArray | ["null", AvroType];
@@ -129,9 +133,30 @@ export function decodeDatum(r: ByteReader, type: AvroType): AvroValue {
   }
 }
 
-/** A whole record in its own buffer (what a container block holds). */
+/**
+ * Each record's bytes by schema, for records encoded again unchanged: a manifest list repeats its parent's
+ * manifests (up to a hundred of them, see export.ts), and a record's Avro encoding is just its bytes.
+ */
+const encoded = new WeakMap<AvroRecord, WeakMap<object, Uint8Array>>();
+
+/** Records one after another (what a container block holds); objects seen before are not walked again. */
 export function encodeRecords(type: AvroRecord, values: readonly AvroValue[]): Uint8Array {
-  const w = new ByteWriter(256 * Math.max(1, values.length));
-  for (const [i, v] of values.entries()) encodeDatum(w, type, v, `${type.name}[${i}]`);
-  return w.view();
+  let cache = encoded.get(type);
+  if (!cache) {
+    cache = new WeakMap();
+    encoded.set(type, cache);
+  }
+  const parts: Uint8Array[] = [];
+  for (const [i, v] of values.entries()) {
+    const key = typeof v === "object" && v !== null ? v : undefined;
+    let bytes = key && cache.get(key);
+    if (!bytes) {
+      const w = new ByteWriter(256);
+      encodeDatum(w, type, v, `${type.name}[${i}]`);
+      bytes = w.view();
+      if (key) cache.set(key, bytes);
+    }
+    parts.push(bytes);
+  }
+  return concatBytes(parts);
 }

@@ -7,16 +7,24 @@ import { AvaError } from "../errors.js";
 import { concatBytes } from "../util/bytes.js";
 import { type AvroRecord, type AvroValue, decodeDatum, encodeRecords } from "./avro-datum.js";
 
+/** Each schema's text, made once: a commit writes two files of the same two schemas. */
+const schemaText = new WeakMap<AvroRecord, string>();
+
 export function writeAvroFile(
   schema: AvroRecord,
   metadata: Record<string, string>,
   records: readonly AvroValue[],
 ): Uint8Array {
-  const sync = crypto.getRandomValues(new Uint8Array(16));
-  const header = encodeHeader(
-    { ...metadata, "avro.schema": JSON.stringify(schema), "avro.codec": "null" },
-    sync,
-  );
+  // The sync marker only has to be unlikely in the data; Math.random is enough and, per file, far cheaper
+  // than Node's crypto.getRandomValues.
+  const sync = new Uint8Array(16);
+  for (let i = 0; i < 16; i++) sync[i] = (Math.random() * 256) | 0;
+  let text = schemaText.get(schema);
+  if (text === undefined) {
+    text = JSON.stringify(schema);
+    schemaText.set(schema, text);
+  }
+  const header = encodeHeader({ ...metadata, "avro.schema": text, "avro.codec": "null" }, sync);
   if (records.length === 0) return header;
   return concatBytes([header, encodeBlock(records.length, encodeRecords(schema, records), sync)]);
 }

@@ -11,11 +11,12 @@ import { AvaError } from "../errors.js";
 import type { Snapshot } from "../storage/catalog/model.js";
 import { clockOf, type Storage } from "../storage/types.js";
 import { readAvroFile } from "./avro-file.js";
-import { inLane } from "./lanes.js";
+import { BACKGROUND_DELAY_MS, inLane } from "./lanes.js";
 import { inlineWriter, rewriteEntries } from "./snapshot-entries.js";
 import { type IcebergOptions, locator } from "./location.js";
 import { ADDED, type ManifestFile } from "./manifest-schemas.js";
 import { type ManifestEntry, type SnapshotFiles, writeManifest, writeManifestList } from "./manifests.js";
+import { metadataBytes } from "./metadata-json.js";
 import { icebergSchemas } from "./schema.js";
 import {
   asUuid,
@@ -60,7 +61,7 @@ interface Known {
   version: number;
   /** Undefined when that version cannot be read (a torn write: metadata files are written without fsync). */
   metadata: TableMetadata | undefined;
-  /** Manifest lists by snapshot id, once read or written. */
+  /** The newest snapshot's manifest list, once read or written: the next append lists it again plus one. */
   lists: Map<number, ManifestFile[]>;
 }
 
@@ -108,8 +109,12 @@ function queued(
   options: IcebergOptions,
   held: boolean,
 ): Promise<IcebergExport> {
-  return inLane(storage, `${namespace}.${table}`, held, () =>
-    exportWithRetry(storage, namespace, table, options, held),
+  return inLane(
+    storage,
+    `${namespace}.${table}`,
+    held,
+    () => exportWithRetry(storage, namespace, table, options, held),
+    held && options.background ? BACKGROUND_DELAY_MS : 0,
   );
 }
 
@@ -135,26 +140,6 @@ async function exportWithRetry(
         );
     }
   }
-}
-
-/** Each snapshot's JSON, made once: every later version lists it again unchanged. */
-const snapshotJson = new WeakMap<IcebergSnapshot, string>();
-
-/**
- * The metadata file's text. The snapshot list is most of it and grows by one snapshot per commit, so the
- * snapshots' JSON is kept and joined rather than serialized again each time (same text as JSON.stringify).
- */
-function metadataJson(metadata: TableMetadata): string {
-  const { snapshots, ...rest } = metadata;
-  const parts = snapshots.map((s) => {
-    let json = snapshotJson.get(s);
-    if (json === undefined) {
-      json = JSON.stringify(s);
-      snapshotJson.set(s, json);
-    }
-    return json;
-  });
-  return `${JSON.stringify(rest).slice(0, -1)},"snapshots":[${parts.join(",")}]}`;
 }
 
 /** Another writer created the metadata version this export meant to write. */
@@ -220,7 +205,7 @@ async function exportOnce(
     folder,
     uri,
     schema: schemas.schemas.at(-1)!,
-    nowMs,
+    schemas: new Map(schemas.schemas.map((v) => [v["schema-id"], v])),
   };
   const lists = new Map<number, ManifestFile[]>();
   const listOf = async (sequence: number): Promise<ManifestFile[]> => {
@@ -232,6 +217,10 @@ async function exportOnce(
     lists.set(sequence, records);
     return records;
   };
+  // The stale hint goes while the manifests are written (FileStore files are write-once, so it is replaced
+  // by deleting it first); readers meanwhile find the newest version by listing, as the spec lets them.
+  const hint = `${folder}/version-hint.text`;
+  const staleHint = storage.files.delete(hint).catch(() => {});
   const writes: Promise<void>[] = [];
   const parquet = inlineWriter(storage, folder, writes);
   let addedBy: Map<string, number> | undefined;
@@ -303,12 +292,11 @@ async function exportOnce(
       ]
     : [];
   const metadata = tableMetadata(entry, schemas, snapshots, location, nowMs, metadataLog);
+  const bytes = metadataBytes(metadata); // made while the manifests are being written
   await Promise.all(writes); // every file the metadata names exists before the metadata does
   const path = `${folder}/v${version}.metadata.json`;
-  const hint = `${folder}/version-hint.text`;
-  const staleHint = storage.files.delete(hint).catch(() => {});
   try {
-    await storage.files.write(path, new TextEncoder().encode(metadataJson(metadata)), REBUILDABLE);
+    await storage.files.write(path, bytes, REBUILDABLE);
   } catch (err) {
     await staleHint;
     const exists = (await storage.files.list(path)).some((f) => f.path === path);
@@ -318,8 +306,14 @@ async function exportOnce(
   // The hint is only a hint (readers fall back to listing): a concurrent writer's is as good as ours.
   await staleHint;
   await storage.files.write(hint, new TextEncoder().encode(String(version)), REBUILDABLE).catch(() => {});
-  const all = new Map(usable?.lists);
-  for (const [k, v] of lists) all.set(k, v);
-  knownOf(storage).set(`${namespace}.${table}`, { version, metadata, lists: all });
+  // Only the newest list is kept: every later append starts from it, and a process that lives through
+  // thousands of commits must not hold all of them.
+  const newest = kept.at(-1)?.sequenceNumber;
+  const newestList = newest === undefined ? undefined : (lists.get(newest) ?? usable?.lists.get(newest));
+  knownOf(storage).set(key, {
+    version,
+    metadata,
+    lists: newestList && newest !== undefined ? new Map([[newest, newestList]]) : new Map(),
+  });
   return { metadataPath: path, version, snapshotsWritten: written };
 }

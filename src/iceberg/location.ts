@@ -12,8 +12,8 @@ export interface IcebergOptions {
   location?: string;
   /**
    * Per-commit metadata only (TableOptions.iceberg): write it in the background, so a commit returns as soon
-   * as the catalog has it; commits in quick succession share one metadata version. `await exportIceberg()`
-   * waits for it. Default false: each commit returns once its metadata is written.
+   * as the catalog has it. The metadata follows within about 20 ms, and commits made meanwhile share one
+   * metadata version (each still gets its own Iceberg snapshot). `await exportIceberg()` writes it at once. Default false: each commit returns once its metadata is written.
    */
   background?: boolean;
 }

@@ -1,6 +1,7 @@
 // The Avro schemas of Iceberg v2's manifest files and manifest lists, with the spec's field ids (table
 // spec, "Manifests" and "Manifest Lists"). Only unpartitioned tables are written, so the partition tuple
-// is an empty record; the optional column metrics are left out (readers then prune on nothing).
+// is an empty record. Column metrics are there but for column_sizes and nan_value_counts, which the
+// catalog's statistics do not have (see column-metrics.ts).
 import type { AvroField, AvroRecord, AvroType } from "./avro-datum.js";
 
 const optional = (name: string, type: AvroType, id: number): AvroField => ({
@@ -10,6 +11,22 @@ const optional = (name: string, type: AvroType, id: number): AvroField => ({
   default: null,
 });
 const required = (name: string, type: AvroType, id: number): AvroField => ({ name, type, "field-id": id });
+
+/** map<int, T> with the spec's key and value ids: an array of records named k<key>_v<value>, as Java names them. */
+const idMap = (name: string, id: number, keyId: number, valueId: number, value: AvroType): AvroField =>
+  optional(
+    name,
+    {
+      type: "array",
+      logicalType: "map",
+      items: {
+        type: "record",
+        name: `k${keyId}_v${valueId}`,
+        fields: [required("key", "int", keyId), required("value", value, valueId)],
+      },
+    },
+    id,
+  );
 
 /** manifest_entry: one data file and its status in the snapshot that wrote the manifest. */
 export const MANIFEST_ENTRY_SCHEMA: AvroRecord = {
@@ -32,6 +49,10 @@ export const MANIFEST_ENTRY_SCHEMA: AvroRecord = {
           required("partition", { type: "record", name: "r102", fields: [] }, 102),
           required("record_count", "long", 103),
           required("file_size_in_bytes", "long", 104),
+          idMap("value_counts", 109, 119, 120, "long"),
+          idMap("null_value_counts", 110, 121, 122, "long"),
+          idMap("lower_bounds", 125, 126, 127, "bytes"),
+          idMap("upper_bounds", 128, 129, 130, "bytes"),
         ],
       },
       2,

@@ -3,10 +3,12 @@
 // small). A snapshot that removes files (overwrite, compaction) writes one manifest of the live files instead
 // — ADDED for its own, EXISTING with explicit sequence numbers for older ones, DELETED for the removed — so
 // time travel to any snapshot reads exactly the files live at it.
+import type { ColumnStats } from "../storage/catalog/model.js";
 import type { FileStore, WriteOptions } from "../storage/types.js";
 import { ulid } from "../util/ids.js";
 import type { AvroValue } from "./avro-datum.js";
 import { writeAvroFile } from "./avro-file.js";
+import { columnMetrics } from "./column-metrics.js";
 import type { Locator } from "./location.js";
 import {
   ADDED,
@@ -23,6 +25,10 @@ export interface ParquetFile {
   path: string;
   rowCount: number;
   sizeBytes: number;
+  /** The catalog's column statistics of the file, under the names of the schema version it was written with. */
+  stats?: Readonly<Record<string, ColumnStats>>;
+  /** That schema version (absent: 0). */
+  schemaId?: number;
 }
 
 export interface ManifestEntry {
@@ -37,8 +43,10 @@ export interface SnapshotFiles {
   /** The table's metadata folder in the store. */
   folder: string;
   uri: Locator;
+  /** The current schema, which the manifest's header names. */
   schema: IcebergSchema;
-  nowMs: number;
+  /** Every schema version by id: a file's metrics use the field ids of the version it was written with. */
+  schemas: ReadonlyMap<number, IcebergSchema>;
 }
 
 /** Metadata files are rebuilt by the next export when lost: they are written without fsync (see export.ts). */
@@ -48,6 +56,18 @@ const REBUILDABLE: WriteOptions = { durable: false };
 export interface Pending<T> {
   value: T;
   written: Promise<void>;
+}
+
+let token: string | undefined;
+let written = 0;
+
+/**
+ * A name no other file of any writer has: this process's random ULID (made once) and a counter. Two
+ * random ULIDs per commit cost more than the Avro encoding of both files (crypto.getRandomValues in Node).
+ */
+function uniqueName(): string {
+  token ??= ulid();
+  return `${token}_${(written++).toString(36)}`;
 }
 
 /** A write awaited later: marked handled now, so a failure before then is not an unhandled rejection. */
@@ -78,6 +98,7 @@ export function writeManifest(
       partition: {},
       record_count: e.file.rowCount,
       file_size_in_bytes: e.file.sizeBytes,
+      ...columnMetrics(e.file.stats, e.file.rowCount, ctx.schemas.get(e.file.schemaId ?? 0) ?? ctx.schema),
     },
   }));
   const bytes = writeAvroFile(
@@ -92,7 +113,7 @@ export function writeManifest(
     },
     records,
   );
-  const path = `${ctx.folder}/${ulid(ctx.nowMs)}-m0.avro`;
+  const path = `${ctx.folder}/${uniqueName()}-m0.avro`;
   const written = pending(ctx.files.write(path, bytes, REBUILDABLE));
   const count = (s: number) => entries.filter((e) => e.status === s);
   const rows = (s: number) => count(s).reduce((n, e) => n + e.file.rowCount, 0);
@@ -132,7 +153,7 @@ export function writeManifestList(
     "format-version": "2",
   };
   if (parent !== undefined) metadata["parent-snapshot-id"] = String(parent);
-  const path = `${ctx.folder}/snap-${sequence}-${ulid(ctx.nowMs)}.avro`;
+  const path = `${ctx.folder}/snap-${sequence}-${uniqueName()}.avro`;
   const bytes = writeAvroFile(MANIFEST_FILE_SCHEMA, metadata, manifests as unknown as AvroValue[]);
   return { value: path, written: pending(ctx.files.write(path, bytes, REBUILDABLE)) };
 }

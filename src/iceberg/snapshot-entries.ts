@@ -56,7 +56,8 @@ export function inlineWriter(
     if (f.inline === undefined) return f;
     const path = `${folder}/inline/${f.path.slice(f.path.lastIndexOf("/") + 1)}.parquet`;
     const existing = (await storage.files.list(path)).find((x) => x.path === path);
-    if (existing) return { path, rowCount: f.rowCount, sizeBytes: existing.size };
+    const described = { path, rowCount: f.rowCount, stats: f.stats, schemaId: f.schemaId ?? 0 };
+    if (existing) return { ...described, sizeBytes: existing.size };
     const bytes = await dataFileParquet(storage.files, f);
     writes.push(
       storage.files.write(path, bytes).catch(async (err) => {
@@ -64,6 +65,6 @@ export function inlineWriter(
         if (!(await storage.files.list(path)).some((x) => x.path === path)) throw err;
       }),
     );
-    return { path, rowCount: f.rowCount, sizeBytes: bytes.length };
+    return { ...described, sizeBytes: bytes.length };
   };
 }

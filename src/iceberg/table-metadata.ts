@@ -1,6 +1,13 @@
 // The table metadata JSON (table spec, "Table Metadata Fields", format v2): schemas with field ids, the
 // unpartitioned spec, the kept snapshots with their summaries, the current snapshot, and the name mapping
 // that lets readers find columns in Parquet files written without field ids.
+//
+// What format v3 would need (not written yet): "format-version": 3 and v3's required "next-row-id" here;
+// the nanosecond types timestamp_ns / timestamptz_ns in schema.ts (our Arrow ns timestamps are refused
+// today); row lineage — a snapshot's "first-row-id" and "added-rows", first_row_id in manifest lists and
+// data files (our _ava_* provenance columns stay ordinary columns beside it); and readers that accept v3
+// (icebird and Apache Avro's schemas in the tests would have to follow). Deletes stay copy-on-write here, so
+// v3's deletion vectors are not needed.
 import type { Snapshot, TableMeta } from "../storage/catalog/model.js";
 import type { ManifestFile } from "./manifest-schemas.js";
 import type { IcebergSchema, IcebergSchemas } from "./schema.js";
@@ -87,6 +94,19 @@ export function snapshotSummary(s: Snapshot, manifests: readonly ManifestFile[])
   return summary;
 }
 
+type LogEntry = TableMetadata["snapshot-log"][number];
+const logEntries = new WeakMap<IcebergSnapshot, LogEntry>();
+
+/** One object per snapshot, so the metadata file's bytes for it are made once (see metadata-json.ts). */
+function logEntryOf(s: IcebergSnapshot): LogEntry {
+  let entry = logEntries.get(s);
+  if (!entry) {
+    entry = { "timestamp-ms": s["timestamp-ms"], "snapshot-id": s["snapshot-id"] };
+    logEntries.set(s, entry);
+  }
+  return entry;
+}
+
 export function tableMetadata(
   meta: TableMeta,
   schemas: IcebergSchemas,
@@ -115,10 +135,7 @@ export function tableMetadata(
       "write.format.default": "parquet",
     },
     snapshots,
-    "snapshot-log": snapshots.map((s) => ({
-      "timestamp-ms": s["timestamp-ms"],
-      "snapshot-id": s["snapshot-id"],
-    })),
+    "snapshot-log": snapshots.map(logEntryOf),
     "metadata-log": metadataLog,
     "sort-orders": [{ "order-id": 0, fields: [] }],
     "default-sort-order-id": 0,

@@ -24,6 +24,7 @@ import { INLINE_OFF, INLINE_SUFFIX, inlinePayload } from "./inline-data.js";
 import { AppendResult } from "./append-result.js";
 import { type DropResult, dropTable } from "./drop.js";
 import { exportIcebergAfterCommit } from "../iceberg/export.js";
+import { withParquetFieldIds } from "../iceberg/parquet-field-ids.js";
 import type { BoundTableDeclaration } from "./declare.js";
 import type { Predicate, Where } from "./predicate.js";
 import { where } from "./predicate.js";
@@ -252,7 +253,9 @@ export class Table<Row = Record<string, unknown>, In = Row> {
       const path = inline ? `${folder}${INLINE_SUFFIX}` : `${folder}.parquet`;
       let sizeBytes = inline?.sizeBytes ?? 0;
       if (!inline) {
-        const bytes = await encodeParquet(table);
+        // Iceberg readers find columns by the Parquet field ids (else by the table's name mapping).
+        const encoded = this.declaration.iceberg ? withParquetFieldIds(table, entry, this.identifier) : table;
+        const bytes = await encodeParquet(encoded);
         sizeBytes = bytes.length;
         // The data file is written while the catalog stages its entry; the commit waits for both.
         written = this.#storage.files.write(path, bytes);

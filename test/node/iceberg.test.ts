@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as A from "apache-arrow";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { icebergRead } from "icebird";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as ava from "../../src/index.js";
@@ -156,8 +157,33 @@ async function history(events: ava.Table): Promise<ava.Snapshot[]> {
   return events.history();
 }
 
+/** A lake table through history(), its newest metadata, and the local path of a URI the metadata names. */
+async function lakeWithHistory() {
+  const { root, location } = await freshRoot();
+  const ns = await lake(location).open({ storage: nodeStorage({ root, fsync: false }) });
+  await ns.push();
+  const events = ns.events as unknown as ava.Table;
+  const snapshots = await history(events);
+  const folder = join(root, "data/lake/events/metadata");
+  const metadata = JSON.parse(await readFile(join(folder, `v${snapshots.length}.metadata.json`), "utf8"));
+  const local = (uri: string) => join(root, uri.slice(location.length + 1));
+  return { location, events, snapshots, metadata, local };
+}
+
 // ---- the spec's manifest schemas (table spec v2, "Manifests" and "Manifest Lists"), typed in from its tables ----
 type SpecField = [name: string, id: number, required: boolean, type: unknown];
+/** The spec's map<int, T> in Avro: an optional array of key/value records named k<key>_v<value>. */
+function idMap(name: string, id: number, keyId: number, valueId: number, value: string): SpecField[] {
+  const kv = {
+    type: "record",
+    name: `k${keyId}_v${valueId}`,
+    fields: [
+      { name: "key", type: "int", "field-id": keyId },
+      { name: "value", type: value, "field-id": valueId },
+    ],
+  };
+  return [[name, id, false, { type: "array", logicalType: "map", items: kv }]];
+}
 const DATA_FILE: SpecField[] = [
   ["content", 134, true, "int"],
   ["file_path", 100, true, "string"],
@@ -165,6 +191,10 @@ const DATA_FILE: SpecField[] = [
   ["partition", 102, true, { type: "record", name: "r102", fields: [] }],
   ["record_count", 103, true, "long"],
   ["file_size_in_bytes", 104, true, "long"],
+  ...idMap("value_counts", 109, 119, 120, "long"),
+  ...idMap("null_value_counts", 110, 121, 122, "long"),
+  ...idMap("lower_bounds", 125, 126, 127, "bytes"),
+  ...idMap("upper_bounds", 128, 129, 130, "bytes"),
 ];
 const MANIFEST_ENTRY: SpecField[] = [
   ["status", 0, true, "int"],
@@ -214,7 +244,7 @@ for path in sys.argv[2:]:
             return {f["name"]: {"id": f.get("field-id"), "type": ids(f["type"])} for f in t["fields"]}
         return t if isinstance(t, str) else t.get("type")
     out.append({"path": path, "meta": meta, "ids": ids(json.loads(meta["avro.schema"])), "records": records})
-print(json.dumps(out))
+print(json.dumps(out, default=lambda b: b.hex()))  # bytes (bounds) as hex
 `;
 
 interface PyFile {
@@ -238,7 +268,14 @@ function specIds(fields: SpecField[]): Record<string, unknown> {
       name,
       {
         id,
-        type: name === "data_file" ? specIds(DATA_FILE) : name === "partition" ? {} : (type as string),
+        type:
+          name === "data_file"
+            ? specIds(DATA_FILE)
+            : name === "partition"
+              ? {}
+              : typeof type === "string"
+                ? type
+                : (type as { type: string }).type,
       },
     ]),
   );
@@ -287,14 +324,7 @@ describe("Iceberg metadata written on every commit", () => {
   });
 
   it("manifests and manifest lists read with Apache Avro (Python) against the spec's schemas", async () => {
-    const { root, location } = await freshRoot();
-    const ns = await lake(location).open({ storage: nodeStorage({ root, fsync: false }) });
-    await ns.push();
-    const events = ns.events as unknown as ava.Table;
-    const snapshots = await history(events);
-    const folder = join(root, "data/lake/events/metadata");
-    const metadata = JSON.parse(await readFile(join(folder, `v${snapshots.length}.metadata.json`), "utf8"));
-    const local = (uri: string) => join(root, uri.slice(location.length + 1));
+    const { location, events, snapshots, metadata, local } = await lakeWithHistory();
     const lists = readWithSpec(
       "manifest_file",
       MANIFEST_FILE,
@@ -339,6 +369,162 @@ describe("Iceberg metadata written on every commit", () => {
       );
       expect(live.sort()).toEqual(ourFiles.sort());
     }
+  });
+});
+
+/** A bound in Iceberg's single-value serialization, decoded by the column's Iceberg type. */
+function decodeBound(type: string, hex: string): unknown {
+  const b = Buffer.from(hex, "hex");
+  const sizes: Record<string, number> = { int: 4, float: 4, long: 8, double: 8, timestamptz: 8, boolean: 1 };
+  if (sizes[type] !== undefined) expect(b.length, `${type} bound of ${b.length} bytes`).toBe(sizes[type]);
+  if (type === "int") return b.readInt32LE();
+  if (type === "long" || type === "timestamptz") return b.readBigInt64LE();
+  if (type === "float") return b.readFloatLE();
+  if (type === "double") return b.readDoubleLE();
+  if (type === "boolean") return b[0] !== 0;
+  if (type === "string") return b.toString("utf8");
+  throw new Error(`no bound expected for type ${type}`);
+}
+
+/** A catalog stat as the value it stands for. */
+function statValue(v: unknown): unknown {
+  if (typeof v === "object" && v !== null && "bigint" in v) return BigInt((v as { bigint: string }).bigint);
+  if (typeof v === "object" && v !== null && "float" in v) return Number((v as { float: string }).float);
+  return v;
+}
+
+describe("column metrics in manifests", () => {
+  it("every live file's bounds and counts, read with Apache Avro, are exactly its catalog statistics", async () => {
+    const { location, events, snapshots, metadata, local } = await lakeWithHistory();
+    const fields = new Map<string, { id: number; type: unknown }>(
+      metadata.schemas[0].fields.map((f: { name: string; id: number; type: unknown }) => [f.name, f]),
+    );
+    let checked = 0;
+    const columnsWithBounds = new Set<string>();
+    for (const [i, s] of snapshots.entries()) {
+      const [list] = readWithSpec("manifest_file", MANIFEST_FILE, [
+        local(metadata.snapshots[i]["manifest-list"]),
+      ]);
+      const manifests = readWithSpec(
+        "manifest_entry",
+        MANIFEST_ENTRY,
+        list!.records.map((m) => local(m.manifest_path as string)),
+      );
+      const ourFiles = new Map(
+        (await events.scan({ snapshotId: s.id }).plan()).files.map((f) => [`${location}/${f.path}`, f]),
+      );
+      for (const e of manifests.flatMap((m) => m.records)) {
+        if (e.status === 2) continue;
+        const file = e.data_file as Record<string, unknown>;
+        const ours = ourFiles.get(file.file_path as string);
+        expect(ours, `${file.file_path} is live at snapshot ${i + 1}`).toBeDefined();
+        const byId = (name: string) =>
+          new Map((file[name] as { key: number; value: unknown }[]).map((kv) => [kv.key, kv.value]));
+        const [values, nulls, lower, upper] = [
+          byId("value_counts"),
+          byId("null_value_counts"),
+          byId("lower_bounds"),
+          byId("upper_bounds"),
+        ];
+        const statColumns = Object.keys(ours!.stats);
+        expect(statColumns).toEqual(
+          expect.arrayContaining(["id", "name", "at", "_ava_updated_at", "_ava_run_id"]),
+        );
+        expect([...values.keys()].sort()).toEqual(statColumns.map((c) => fields.get(c)!.id).sort());
+        for (const [column, stat] of Object.entries(ours!.stats)) {
+          const { id, type } = fields.get(column)!;
+          expect(values.get(id), column).toBe(ours!.rowCount);
+          expect(nulls.get(id), column).toBe(stat.nullCount);
+          expect(lower.has(id), column).toBe(stat.min !== undefined);
+          expect(upper.has(id), column).toBe(stat.max !== undefined);
+          if (stat.min !== undefined) {
+            columnsWithBounds.add(column);
+            expect(decodeBound(type as string, lower.get(id) as string), `${column} lower`).toEqual(
+              statValue(stat.min),
+            );
+          }
+          if (stat.max !== undefined)
+            expect(decodeBound(type as string, upper.get(id) as string), `${column} upper`).toEqual(
+              statValue(stat.max),
+            );
+        }
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(snapshots.length);
+    // Every scalar type has bounds somewhere, provenance columns included.
+    expect([...columnsWithBounds].sort()).toEqual(
+      expect.arrayContaining([
+        "id",
+        "small",
+        "ratio",
+        "value",
+        "name",
+        "ok",
+        "at",
+        "kind",
+        "_ava_updated_at",
+      ]),
+    );
+    // Readers still read every snapshot exactly with the metrics there.
+    const tableUrl = `${location}/data/lake/events`;
+    for (const s of snapshots)
+      expect(
+        canonical(
+          await icebergRead({ tableUrl, metadata: { ...metadata, "current-snapshot-id": s.sequenceNumber } }),
+        ),
+      ).toEqual(await ours(events, s.id));
+  });
+});
+
+/** Every field id a schema (or a nested type) assigns, element ids of lists included. */
+function schemaIds(type: unknown): number[] {
+  if (typeof type !== "object" || type === null) return [];
+  const t = type as {
+    type: string;
+    fields?: { id: number; type: unknown }[];
+    "element-id"?: number;
+    element?: unknown;
+  };
+  if (t.type === "list") return [t["element-id"]!, ...schemaIds(t.element)];
+  return (t.fields ?? []).flatMap((f) => [f.id, ...schemaIds(f.type)]);
+}
+
+describe("Parquet field ids", () => {
+  it("data files of a table with Iceberg metadata carry the schema's field ids (read back by native DuckDB)", async () => {
+    const { root, location } = await freshRoot();
+    const ns = await lake(location).open({ storage: nodeStorage({ root, fsync: false }) });
+    await ns.push();
+    const events = ns.events as unknown as ava.Table;
+    await events.append(rows(0, 7));
+    const [file] = (await events.scan().plan()).files;
+    const folder = join(root, "data/lake/events/metadata");
+    const metadata = JSON.parse(await readFile(join(folder, "v1.metadata.json"), "utf8"));
+    const db = await DuckDBInstance.create(":memory:", {
+      autoinstall_known_extensions: "false",
+      autoload_known_extensions: "false",
+    });
+    const conn = await db.connect();
+    const elements = (
+      await conn.runAndReadAll(
+        `SELECT name, field_id::INTEGER AS field_id FROM parquet_schema('${join(root, file!.path)}')`,
+      )
+    ).getRowObjects() as { name: string; field_id: number | null }[];
+    conn.closeSync();
+    db.closeSync();
+    const ids = elements.flatMap((e) => (e.field_id === null ? [] : [e.field_id]));
+    // Every id of the Iceberg schema, nested fields, list elements and provenance columns included, and
+    // no other; a top-level column's id sits on the element of its name.
+    expect(ids.sort((a, b) => a - b)).toEqual(schemaIds(metadata.schemas[0]).sort((a, b) => a - b));
+    for (const f of metadata.schemas[0].fields as { name: string; id: number }[])
+      expect(elements.find((e) => e.name === f.name)?.field_id, f.name).toBe(f.id);
+    // Our reader and icebird still read the rows exactly.
+    const tableUrl = `${location}/data/lake/events`;
+    expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await events.scan().toObjects()));
+    const ours = await events.scan({ columns: ["id", "name", "point", "samples"] }).toObjects();
+    expect(canonical(ours)).toEqual(
+      canonical(rows(0, 7).map(({ id, name, point, samples }) => ({ id, name, point, samples }))),
+    );
   });
 });
 
@@ -575,6 +761,18 @@ describe("exportIceberg() of any table", () => {
     ]);
     expect(metadata["last-column-id"]).toBe(1_000_000_008);
     expect(metadata.snapshots.map((s: { "schema-id": number }) => s["schema-id"])).toEqual([0, 1]);
+    // Metrics by field id: the file written as "a" and the one written as "b" both report on id 1.
+    const local = (uri: string) => join(root, uri.slice(location.length + 1));
+    const [list] = readWithSpec("manifest_file", MANIFEST_FILE, [
+      local(metadata.snapshots[1]["manifest-list"]),
+    ]);
+    const entries = readWithSpec(
+      "manifest_entry",
+      MANIFEST_ENTRY,
+      list!.records.map((m) => local(m.manifest_path as string)),
+    ).flatMap((m) => m.records.map((e) => e.data_file as Record<string, { key: number; value: string }[]>));
+    const bounds = entries.map((f) => f.lower_bounds!.find((kv) => kv.key === 1)?.value);
+    expect(bounds.map((hex) => decodeBound("long", hex!)).sort()).toEqual([1n, 2n]);
   });
 
   it("refuses a missing table, a type Iceberg cannot describe, and a location that is no URI", async () => {

@@ -1,0 +1,71 @@
+// Parquet field ids for the data files of tables with Iceberg metadata. Iceberg readers find a file's
+// columns by field id and fall back to the table's name mapping only for files that carry none; parquet-wasm
+// (arrow-rs) writes an Arrow field's `PARQUET:field_id` metadata as the Parquet schema element's field_id,
+// nested fields and list elements included. So the Arrow table about to be encoded gets a schema whose
+// fields carry the ids of the table's current Iceberg schema — the same buffers, only the schema is new.
+// Files written elsewhere (compaction, inlined rows flushed by maintenance) keep relying on the name mapping.
+import * as A from "apache-arrow";
+import type { TableState } from "../storage/catalog/state.js";
+import { type IcebergField, type IcebergSchema, type IcebergType, icebergSchemas } from "./schema.js";
+
+const FIELD_ID = "PARQUET:field_id";
+
+function withId(field: A.Field, id: number, type: A.DataType): A.Field {
+  const metadata = new Map(field.metadata);
+  metadata.set(FIELD_ID, String(id));
+  return new A.Field(field.name, type, field.nullable, metadata);
+}
+
+function typeWithIds(type: A.DataType, iceberg: IcebergType): A.DataType {
+  if (typeof iceberg === "string") return type;
+  if (iceberg.type === "struct" && A.DataType.isStruct(type))
+    return new A.Struct(
+      type.children.map((f, i) => {
+        const child = iceberg.fields[i];
+        return child?.name === f.name ? fieldWithIds(f, child) : f;
+      }),
+    );
+  if (iceberg.type === "list" && A.DataType.isList(type)) {
+    const item = type.children[0]!;
+    return new A.List(withId(item, iceberg["element-id"], typeWithIds(item.type, iceberg.element)));
+  }
+  return type;
+}
+
+function fieldWithIds(field: A.Field, iceberg: IcebergField): A.Field {
+  return withId(field, iceberg.id, typeWithIds(field.type, iceberg.type));
+}
+
+/** The current Iceberg schema by the catalog's schema versions, which keep their identity until they change. */
+const currentSchemas = new WeakMap<object, IcebergSchema>();
+
+function currentSchema(entry: TableState, identifier: string): IcebergSchema {
+  const key = entry.schemas ?? entry.schema;
+  let schema = currentSchemas.get(key);
+  if (!schema) {
+    schema = icebergSchemas(entry, identifier).schemas.at(-1)!;
+    currentSchemas.set(key, schema);
+  }
+  return schema;
+}
+
+/** `table` with every column the current Iceberg schema describes carrying its field id. */
+export function withParquetFieldIds(table: A.Table, entry: TableState, identifier: string): A.Table {
+  const byName = new Map(currentSchema(entry, identifier).fields.map((f) => [f.name, f]));
+  const fields = table.schema.fields.map((f) => {
+    const iceberg = byName.get(f.name);
+    return iceberg ? fieldWithIds(f, iceberg) : f;
+  });
+  const schema = new A.Schema(fields, table.schema.metadata);
+  const struct = new A.Struct(fields);
+  return new A.Table(
+    schema,
+    table.batches.map(
+      (b) =>
+        new A.RecordBatch(
+          schema,
+          A.makeData({ type: struct, length: b.numRows, nullCount: 0, children: b.data.children }),
+        ),
+    ),
+  );
+}
