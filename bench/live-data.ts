@@ -2,6 +2,7 @@
 // Chromium (bench/browser/live-main.ts): 50 channels, one round = one 250,000-point batch
 // (nominal-streaming's request size), made before any timing.
 import { createLiveStream, type LiveBatch } from "../src/avro.js";
+import { fetchBody } from "../src/avro/live/transport.js";
 import type { Storage } from "../src/storage/types.js";
 
 export const CHANNELS = 50;
@@ -67,7 +68,11 @@ export async function batchFiles(data: Round[]): Promise<Uint8Array[]> {
   return files;
 }
 
-/** The floor: each file POSTed with plain fetch, one after another. */
+/**
+ * The floor: each file POSTed with plain fetch, one after another, in the body form the library's transport
+ * uses (a Blob in a browser: an ArrayBuffer body under Playwright's DevTools connection is 10–20× slower,
+ * which made the Chromium floor ~0.17M points/s).
+ */
 export async function fetchTimed(url: string, files: readonly Uint8Array[]): Promise<Timed> {
   const latencies: number[] = [];
   const t0 = performance.now();
@@ -76,7 +81,7 @@ export async function fetchTimed(url: string, files: readonly Uint8Array[]): Pro
     const res = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/avro", "idempotency-key": crypto.randomUUID() },
-      body: body as Uint8Array<ArrayBuffer>,
+      body: fetchBody(body),
     });
     await res.arrayBuffer();
     if (!res.ok) throw new Error(`floor POST answered ${res.status}`);

@@ -19,6 +19,23 @@ export function loadParquetWasm(): Promise<ParquetWasm> {
 }
 
 export type ParquetCompression = "uncompressed" | "snappy" | "gzip" | "brotli" | "lz4_raw" | "zstd";
+export const PARQUET_COMPRESSIONS: readonly ParquetCompression[] = [
+  "uncompressed",
+  "snappy",
+  "gzip",
+  "brotli",
+  "lz4_raw",
+  "zstd",
+];
+
+/** A compression to write Parquet with; any other value is an INVALID_ARGUMENT (`at` says whose option). */
+export function checkParquetCompression(value: unknown, at: string): ParquetCompression {
+  if ((PARQUET_COMPRESSIONS as readonly unknown[]).includes(value)) return value as ParquetCompression;
+  throw new AvaError(
+    "INVALID_ARGUMENT",
+    `${at}: compression ${JSON.stringify(value)} is not supported (supported: ${PARQUET_COMPRESSIONS.join(", ")})`,
+  );
+}
 
 export interface EncodeOptions {
   /** Column compression; LZO is never offered (it crashes parquet-wasm 0.8). */
@@ -36,6 +53,7 @@ export async function encodeParquet(
   table: A.Table,
   { compression = "zstd" }: EncodeOptions = {},
 ): Promise<Uint8Array> {
+  checkParquetCompression(compression, "encodeParquet");
   const pq = await loadParquetWasm();
   const codec = {
     uncompressed: pq.Compression.UNCOMPRESSED,
