@@ -20,9 +20,11 @@ export interface IngestOptions extends Pick<ToArrowOptions, "tags" | "timestampT
    */
   auth?: string | ((request: Request) => boolean | Promise<boolean>);
   /**
-   * Parquet compression of each batch's file. Default "lz4_raw": the append is on the sender's path to its
-   * acknowledgement, and zstd about halves the rate a batch is written at for a few percent of size on
-   * telemetry doubles. Compaction (table maintenance) merges these small files and rewrites them with zstd.
+   * Parquet compression of each batch's file. Default "uncompressed": the append is on the sender's path to
+   * its acknowledgement, and an uncompressed file of flat columns is written in JS (parquet/flat-writer.ts)
+   * at several times the rate of zstd through wasm; telemetry doubles hardly compress, timestamps do (the
+   * file is about twice zstd's). Compaction (table maintenance) merges these small files and rewrites them
+   * with zstd.
    */
   compression?: ParquetCompression;
 }
@@ -44,7 +46,7 @@ export function ingestHandler(
   table: IngestTarget,
   options: IngestOptions = {},
 ): (request: Request) => Promise<Response> {
-  const { maxBytes = DEFAULT_MAX_BYTES, auth, tags, timestampType, compression = "lz4_raw" } = options;
+  const { maxBytes = DEFAULT_MAX_BYTES, auth, tags, timestampType, compression = "uncompressed" } = options;
   if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0)
     throw new AvaError(
       "INVALID_ARGUMENT",

@@ -207,7 +207,8 @@ export class Table<Row = Record<string, unknown>, In = Row> {
     options: AvroStreamAppendOptions = {},
   ): Promise<AppendResult<Row>> {
     const { idempotencyKey, compression, ...read } = options;
-    if (compression !== undefined) checkParquetCompression(compression, `appendAvroStream(${this.identifier})`);
+    if (compression !== undefined)
+      checkParquetCompression(compression, `appendAvroStream(${this.identifier})`);
     const rows = await avroStreamToArrow(source, read);
     try {
       return await this.#write(rows as AppendInput<In>, "append", {
