@@ -35,17 +35,19 @@ function kindOf(type: A.DataType): Kind | undefined {
 }
 
 /**
- * Can `table` be written here? Every column of a taken type, unsliced, and list columns entirely null;
- * otherwise parquet-wasm writes it.
+ * Can `table` be written here? Every column of a taken type, unsliced, nulls only where the field is
+ * nullable, and list columns nullable and entirely null; otherwise parquet-wasm writes it.
  */
 export function isFlatWritable(table: A.Table): boolean {
-  const kinds = table.schema.fields.map((f) => kindOf(f.type));
+  const fields = table.schema.fields;
+  const kinds = fields.map((f) => kindOf(f.type));
   if (kinds.includes(undefined)) return false;
   for (const batch of table.batches)
     for (let c = 0; c < kinds.length; c++) {
       const data = batch.data.children[c]!;
-      if (data.offset !== 0) return false;
-      if (kinds[c] === "nullList" && data.nullCount !== data.length) return false;
+      const nullable = fields[c]!.nullable;
+      if (data.offset !== 0 || (!nullable && data.nullCount > 0)) return false;
+      if (kinds[c] === "nullList" && !(nullable && data.nullCount === data.length)) return false;
       const dictionary = data.dictionary;
       if (kinds[c] === "dict" && (dictionary?.nullCount !== 0 || dictionary.data.length !== 1)) return false;
     }

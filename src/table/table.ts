@@ -96,9 +96,9 @@ function checkIdempotencyKey(key: unknown, identifier: string, tx: Transaction |
 
 export interface AvroStreamAppendOptions extends ToArrowOptions, AppendOptions {
   /**
-   * Parquet compression of the appended file. Default "zstd". A live ingest endpoint may prefer "lz4_raw"
-   * (about twice as fast to write, files a few percent larger): compaction merges small files and rewrites
-   * them with zstd.
+   * Parquet compression of the appended file. Default "zstd". "uncompressed" is written by a JS writer
+   * several times faster than zstd through wasm (ingestHandler's default: the append is on the sender's path
+   * to its acknowledgement); compaction merges small files and rewrites them with zstd.
    */
   compression?: ParquetCompression;
 }

@@ -135,6 +135,30 @@ describe("flat Parquet writer", () => {
     });
     const int32 = A.tableFromArrays({ n: new Int32Array([1, 2, 3]) });
     const sliced = new A.Table(schema, [batch(100, 0)]).slice(3, 50);
+    const requiredWithNulls = new A.Table(
+      new A.Schema([new A.Field("v", new A.Float64(), false)]),
+      A.tableFromArrays({ v: new Float64Array([1]) }).batches.map(
+        (b) =>
+          new A.RecordBatch(
+            new A.Schema([new A.Field("v", new A.Float64(), false)]),
+            A.makeData({
+              type: new A.Struct([new A.Field("v", new A.Float64(), false)]),
+              length: 1,
+              nullCount: 0,
+              children: [
+                A.makeData({
+                  type: new A.Float64(),
+                  length: 1,
+                  nullCount: 1,
+                  nullBitmap: new Uint8Array(1),
+                  data: b.getChildAt(0)!.data[0]!.values,
+                }),
+              ],
+            }),
+          ),
+      ),
+    );
+    expect(isFlatWritable(requiredWithNulls)).toBe(false); // a REQUIRED column has no levels to say "null"
     expect(isFlatWritable(lists)).toBe(true);
     for (const t of [withList, int32, sliced]) {
       expect(isFlatWritable(t)).toBe(false);
