@@ -4,7 +4,16 @@
 // beside createLiveStream with a memory outbox and with a durable browserStorage outbox (OPFS + IndexedDB).
 import { runBenchPage } from "./browser-page.js";
 import { median, printTable, type Row, rate, ratio } from "./lib.js";
-import { BATCH, CHANNELS, DISCARD_ROUNDS, INGEST_ROUNDS, LIVE_RUNS } from "./live-data.js";
+import {
+  BATCH,
+  CHANNELS,
+  DISCARD_ROUNDS,
+  INGEST_ROUNDS,
+  LIVE_RUNS,
+  TARGET_CHROMIUM,
+  versusFloor,
+  versusTarget,
+} from "./live-data.js";
 import { type Mode, removeTemps, startServer } from "./live.js";
 
 export async function benchLiveBrowser(): Promise<void> {
@@ -22,21 +31,25 @@ export async function benchLiveBrowser(): Promise<void> {
   const rows = (mode: Mode, rounds: number): Row[] => {
     const points = rounds * BATCH;
     const m = (k: string) => median(t[`${mode}.${k}`]!);
-    const row = (name: string, key: string): Row => ({
+    const target = (key: string) =>
+      mode === "ingest" ? `${versusTarget(points, m(key), TARGET_CHROMIUM)}; ` : "";
+    const row = (name: string, key: string, floor = "floor"): Row => ({
       case: `${mode}: ${name}`,
       median_ms: m(key),
       rate: rate(points, m(key), "points"),
-      ratio: ratio(m(key), m("floor")),
-      note: `p50 ${m(`${key}.p50`).toFixed(0)} ms, p99 ${m(`${key}.p99`).toFixed(0)} ms enqueue-to-ack`,
+      ratio: ratio(m(key), m(floor)),
+      note: `${target(key)}${key === floor ? "" : `${versusFloor(m(key), m(floor))}; `}p50 ${m(`${key}.p50`).toFixed(0)} ms, p99 ${m(`${key}.p99`).toFixed(0)} ms enqueue-to-ack`,
     });
     return [
-      { ...row("plain fetch of the same files (floor)", "floor"), ratio: "1.00×" },
+      row("plain fetch of the same snappy files (floor)", "floor"),
       row("createLiveStream, memory outbox", "memory"),
       row("createLiveStream, browserStorage outbox (OPFS + IndexedDB)", "opfs"),
+      row("plain fetch of the same null-codec files (floor)", "nullFloor", "nullFloor"),
+      row('createLiveStream codec "null", memory outbox', "nullMemory", "nullFloor"),
     ];
   };
   printTable(
-    `Live streaming from headless Chromium's main thread on loopback: ${CHANNELS} channels, ${BATCH.toLocaleString("en")}-point batches (medians of ${LIVE_RUNS}; ratio = time / the floor's)`,
+    `Live streaming from headless Chromium's main thread on loopback: ${CHANNELS} channels, ${BATCH.toLocaleString("en")}-point batches (medians of ${LIVE_RUNS}; ratio = time / the floor's; targets: ≥ ${TARGET_CHROMIUM / 1e6}M points/s into ingest, ≤ 1.5× the floor)`,
     [...rows("discard", DISCARD_ROUNDS), ...rows("ingest", INGEST_ROUNDS)],
   );
 }

@@ -12,7 +12,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLiveStream, createWriter, memorySink } from "../src/avro.js";
+import { type AvroCodec, createLiveStream, createWriter, memorySink } from "../src/avro.js";
 import { memoryStorage, nodeStorage, type Storage } from "../src/node.js";
 import {
   BATCH,
@@ -25,8 +25,12 @@ import {
   liveRounds,
   type Round,
   streamTimed,
+  TARGET_NODE,
   type Timed,
+  versusFloor,
+  versusTarget,
 } from "./live-data.js";
+import { ingestAlone } from "./live-ingest.js";
 import { benchLiveBrowser } from "./live-browser.js";
 import { median, percentile, printTable, type Row, rate, ratio } from "./lib.js";
 
@@ -99,8 +103,8 @@ async function withCpu(run: () => Promise<Timed>): Promise<Measured> {
   return { ...timed, cpuMs: (used.user + used.system) / 1000 };
 }
 
-const streamOnce = (url: string, outbox: Storage, data: Round[]) =>
-  withCpu(() => streamTimed(url, outbox, data));
+const streamOnce = (url: string, outbox: Storage, data: Round[], codec: AvroCodec = "snappy") =>
+  withCpu(() => streamTimed(url, outbox, data, codec));
 const fetchOnce = (url: string, files: readonly Uint8Array[]) => withCpu(() => fetchTimed(url, files));
 
 /** Only the encoding: the same points through createWriter into memory, one file a batch (no network). */
@@ -140,7 +144,9 @@ async function sustained(mode: Mode, nRounds: number): Promise<Row[]> {
   const data = liveRounds(nRounds);
   const points = nRounds * BATCH;
   const files = await batchFiles(data);
+  const nullFiles = await batchFiles(data, "null");
   const floor = await measure(mode, (url) => fetchOnce(url, files));
+  const nullFloor = await measure(mode, (url) => fetchOnce(url, nullFiles));
   const encodes: Measured[] = [];
   for (let i = 0; i < RUNS; i++) encodes.push(await encodeOnce(data));
   const encode = median(encodes.map((r) => r.ms));
@@ -149,16 +155,29 @@ async function sustained(mode: Mode, nRounds: number): Promise<Row[]> {
   const durable = await measure(mode, async (url) =>
     streamOnce(url, nodeStorage({ root: await temp("outbox") }), data),
   );
+  const memoryNull = await measure(mode, (url) => streamOnce(url, memoryStorage(), data, "null"));
+  const durableNull = await measure(mode, async (url) =>
+    streamOnce(url, nodeStorage({ root: await temp("outbox") }), data, "null"),
+  );
   const perMillion = (cpuMs: number) => `CPU ${(cpuMs / (points / 1e6)).toFixed(0)} ms per 1M points`;
-  const row = (name: string, m: typeof floor): Row => ({
+  // Into the ingest endpoint the rate is judged against issue 13's target; the outbox against the floor.
+  const target = (ms: number) => (mode === "ingest" ? `${versusTarget(points, ms, TARGET_NODE)}; ` : "");
+  const row = (name: string, m: typeof floor, base = floor): Row => ({
     case: `${mode}: ${name}`,
     median_ms: m.ms,
     rate: rate(points, m.ms, "points"),
-    ratio: `${ratio(m.ms, floor.ms)} / ${ratio(m.ms, floor.ms + encode)}`,
-    note: `p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms enqueue-to-ack; ${perMillion(m.cpuMs)}`,
+    ratio: `${ratio(m.ms, base.ms)} / ${ratio(m.ms, base.ms + encode)}`,
+    note: `${target(m.ms)}${versusFloor(m.ms, base.ms)}; p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms enqueue-to-ack; ${perMillion(m.cpuMs)}`,
+  });
+  const floorRow = (name: string, m: typeof floor): Row => ({
+    case: `${mode}: ${name}`,
+    median_ms: m.ms,
+    rate: rate(points, m.ms, "points"),
+    ratio: "1.00×",
+    note: `${target(m.ms)}p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms; ${perMillion(m.cpuMs)}`,
   });
   return [
-    { ...row("plain fetch of the same files (floor)", floor), ratio: "1.00×" },
+    floorRow("plain fetch of the same snappy files (floor)", floor),
     {
       case: `${mode}: encoding alone (createWriter, snappy, no network)`,
       median_ms: encode,
@@ -167,6 +186,9 @@ async function sustained(mode: Mode, nRounds: number): Promise<Row[]> {
     },
     row("createLiveStream, memory outbox", memory),
     row("createLiveStream, nodeStorage outbox (fsync on)", durable),
+    floorRow("plain fetch of the same null-codec files (floor)", nullFloor),
+    row('createLiveStream codec "null", memory outbox', memoryNull, nullFloor),
+    row('createLiveStream codec "null", nodeStorage outbox (fsync on)', durableNull, nullFloor),
   ];
 }
 
@@ -225,7 +247,11 @@ async function drain(mode: Mode, nRounds: number): Promise<Row[]> {
 export async function benchLive(): Promise<void> {
   try {
     printTable(
-      `Live streaming on loopback, Node: ${CHANNELS} channels, ${BATCH.toLocaleString("en")}-point batches (medians of ${RUNS}; ratio = time / the floor's, then / (floor + encoding alone))`,
+      `Ingest endpoint alone, Node, in-process (no HTTP, no sender): ${INGEST_ROUNDS} batches of ${BATCH.toLocaleString("en")} points (medians of ${RUNS}); target ≥ ${TARGET_NODE / 1e6}M points/s`,
+      await ingestAlone(temp),
+    );
+    printTable(
+      `Live streaming on loopback, Node: ${CHANNELS} channels, ${BATCH.toLocaleString("en")}-point batches (medians of ${RUNS}; ratio = time / the floor's, then / (floor + encoding alone); targets: ≥ ${TARGET_NODE / 1e6}M points/s into ingest, ≤ 1.5× the floor)`,
       [...(await sustained("discard", DISCARD_ROUNDS)), ...(await sustained("ingest", INGEST_ROUNDS))],
     );
     printTable(`Outbox drain after an outage, Node (medians of ${RUNS})`, [

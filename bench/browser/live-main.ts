@@ -1,6 +1,7 @@
 // The Chromium live-stream bench page (bench/live-browser.ts runs it): for each server (`?discard=URL`,
 // `?ingest=URL`), the floor — each batch file POSTed with plain fetch — then createLiveStream with a memory
-// outbox and with a browserStorage outbox, on the page's main thread as an app calls it.
+// outbox and with a browserStorage outbox, on the page's main thread as an app calls it; then the same with
+// null-codec batches (no compression) against their own floor.
 import { browserStorage, memoryStorage } from "../../src/index.js";
 import { percentile } from "../lib.js";
 import {
@@ -34,10 +35,13 @@ async function run(): Promise<Record<string, number[]>> {
     if (!url) throw new Error(`the page wants ?${mode}=URL`);
     const data = liveRounds(rounds);
     const files = await batchFiles(data);
+    const nullFiles = await batchFiles(data, "null");
     for (let i = 0; i < LIVE_RUNS; i++) {
       keep(`${mode}.floor`, await fetchTimed(url, files));
       keep(`${mode}.memory`, await streamTimed(url, memoryStorage(), data));
       keep(`${mode}.opfs`, await streamTimed(url, browserStorage({ name: `bench-live-${mode}-${i}` }), data));
+      keep(`${mode}.nullFloor`, await fetchTimed(url, nullFiles));
+      keep(`${mode}.nullMemory`, await streamTimed(url, memoryStorage(), data, "null"));
     }
   }
   return out;

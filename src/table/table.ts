@@ -5,7 +5,7 @@ import type * as A from "apache-arrow";
 import type { AvroSource } from "../avro/read.js";
 import { avroStreamToArrow, type ToArrowOptions } from "../avro/to-arrow.js";
 import { AvaError, describeValue, isAvaError, toAvaError } from "../errors.js";
-import { encodeParquet } from "../parquet/parquet.js";
+import { checkParquetCompression, encodeParquet, type ParquetCompression } from "../parquet/parquet.js";
 import { coerceInput } from "../schema/coerce.js";
 import { type RunProvenance, withProvenance } from "../schema/provenance.js";
 import type { FieldJson } from "../schema/arrow-json.js";
@@ -94,6 +94,18 @@ function checkIdempotencyKey(key: unknown, identifier: string, tx: Transaction |
       `append to ${identifier}: idempotencyKey cannot be used inside a workflow node (a node's appends already commit exactly once, with its stream progress)`,
     );
 }
+
+export interface AvroStreamAppendOptions extends ToArrowOptions, AppendOptions {
+  /**
+   * Parquet compression of the appended file. Default "zstd". "uncompressed" is written by a JS writer
+   * several times faster than zstd through wasm (ingestHandler's default: the append is on the sender's path
+   * to its acknowledgement); compaction merges small files and rewrites them with zstd.
+   */
+  compression?: ParquetCompression;
+}
+
+/** What #write takes beyond AppendOptions: only the Avro stream path chooses its file's compression. */
+type WriteOptions = AppendOptions & Pick<AvroStreamAppendOptions, "compression">;
 
 export type AppendInput<In> = A.Table | A.RecordBatch | readonly In[] | In;
 
@@ -193,15 +205,17 @@ export class Table<Row = Record<string, unknown>, In = Row> {
    */
   async appendAvroStream(
     source: AvroSource,
-    options: ToArrowOptions & AppendOptions = {},
+    options: AvroStreamAppendOptions = {},
   ): Promise<AppendResult<Row>> {
-    const { idempotencyKey, ...read } = options;
+    const { idempotencyKey, compression, ...read } = options;
+    if (compression !== undefined)
+      checkParquetCompression(compression, `appendAvroStream(${this.identifier})`);
     const rows = await avroStreamToArrow(source, read);
     try {
-      return await this.append(
-        rows as AppendInput<In>,
-        idempotencyKey === undefined ? {} : { idempotencyKey },
-      );
+      return await this.#write(rows as AppendInput<In>, "append", {
+        ...(idempotencyKey !== undefined && { idempotencyKey }),
+        ...(compression !== undefined && { compression }),
+      });
     } catch (err) {
       if (!isAvaError(err, "SCHEMA_MISMATCH")) throw err;
       throw new AvaError(
@@ -221,7 +235,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
   async #write(
     data: AppendInput<In>,
     operation: "append" | "overwrite",
-    { idempotencyKey }: AppendOptions = {},
+    { idempotencyKey, compression }: WriteOptions = {},
   ): Promise<AppendResult<Row>> {
     if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey, this.identifier, this.#tx);
     // A missing table or another schema: refused before any file is written.
@@ -255,7 +269,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
       if (!inline) {
         // Iceberg readers find columns by the Parquet field ids (else by the table's name mapping).
         const encoded = this.declaration.iceberg ? withParquetFieldIds(table, entry, this.identifier) : table;
-        const bytes = await encodeParquet(encoded);
+        const bytes = await encodeParquet(encoded, compression === undefined ? {} : { compression });
         sizeBytes = bytes.length;
         // The data file is written while the catalog stages its entry; the commit waits for both.
         written = this.#storage.files.write(path, bytes);

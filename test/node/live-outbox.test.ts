@@ -198,6 +198,45 @@ describe("live stream outbox, Node", () => {
     ]);
   }, 30_000);
 
+  it('codec "null": the outbox keeps uncompressed Avro streams that Apache Avro reads, and sends them whole', async () => {
+    const root = await tempRoot("null-codec");
+    const link = switchable();
+    const live = createLiveStream({
+      transport: link.transport,
+      outbox: nodeStorage({ root }),
+      name: "plain",
+      codec: "null",
+      maxBatchPoints: 300,
+      backoffMs: 5,
+      maxBackoffMs: 20,
+    });
+    streams.push(live);
+    await produce(live, 3, 3, 100);
+    await until("3 stored batches", () => live.status().batchesInOutbox === 3);
+    const storage = nodeStorage({ root });
+    const batches = (await storage.catalog.current()).outboxes.plain!.batches;
+    const script =
+      "import sys, avro.datafile, avro.io\n" +
+      "for p in sys.argv[1:]:\n" +
+      "  with avro.datafile.DataFileReader(open(p, 'rb'), avro.io.DatumReader()) as r:\n" +
+      "    recs = list(r)\n" +
+      "  print(r.get_meta('avro.codec').decode(), sum(len(x['timestamps']) for x in recs), sum(sum(x['values']) for x in recs))\n";
+    const paths = batches.map((b) => storage.files.localPath!(b.path));
+    const out = execFileSync(PYTHON, ["-c", script, ...paths], { encoding: "utf8" })
+      .trim()
+      .split("\n");
+    // round r holds values r*100 .. r*100+99 on each of 3 channels
+    expect(out).toEqual([0, 1, 2].map((r) => `null 300 ${3 * (r * 10_000 + 4950)}.0`));
+    link.down.value = false;
+    await live.close();
+    const counts = await countPoints(
+      link.sent.map((b) => b.bytes),
+      3,
+      300,
+    );
+    expect(counts.every((c) => c.every((n) => n === 1))).toBe(true);
+  }, 30_000);
+
   it("one sender at a time for two streams on one outbox; both streams' points arrive once", async () => {
     const fake = await faultServer(["503", "ok", "reset"]);
     open.push(fake);
@@ -406,6 +445,8 @@ describe("live stream outbox, bad input", () => {
     await bad({ maxBatchPoints: Number.NaN }, "INVALID_ARGUMENT", /maxBatchPoints/);
     await bad({ leaseMs: "10s" }, "INVALID_ARGUMENT", /leaseMs/);
     await bad({ backoffMs: -5 }, "INVALID_ARGUMENT", /backoffMs/);
+    await bad({ codec: "zstandard" }, "INVALID_ARGUMENT", /codec "zstandard".*read, not written/);
+    await bad({ codec: "lz4" }, "INVALID_ARGUMENT", /codec "lz4".*null, deflate, snappy/);
     await bad({ outbox: storage, name: "../etc" }, "INVALID_NAME", /live stream name/);
     await expectAvaError(() => createLiveStream(null as never), "INVALID_ARGUMENT", /options object/);
     expect((await storage.catalog.current()).version).toBe(0);

@@ -210,6 +210,30 @@ describe("table.appendAvroStream", () => {
       "INVALID_ARGUMENT",
       /minutes/,
     );
+    await expectAvaError(
+      ns.points.appendAvroStream(file, { compression: "lzo" as never }),
+      "INVALID_ARGUMENT",
+      /telemetry\.points/,
+      /compression "lzo"/,
+    );
+    expect(await ns.points.history()).toEqual([]);
+  });
+
+  it("writes its file with the compression asked for; every one reads back the same rows", async () => {
+    const ns = await Telemetry.open({ storage: ava.memoryStorage() });
+    await ns.push();
+    const file = await flightFile();
+    for (const compression of ["zstd", "uncompressed", "lz4_raw"] as const) {
+      await ns.points.appendAvroStream(file, { compression });
+    }
+    const rows = await ns.points.scan().toArrow();
+    const n = rows.numRows / 3;
+    expect(n).toBeGreaterThan(0);
+    for (const column of ["channel", "timestamp", "double", "string"])
+      for (const k of [1, 2])
+        expect(columnValues(rows.slice(k * n, (k + 1) * n), column)).toEqual(
+          columnValues(rows.slice(0, n), column),
+        );
   });
 
   it("into a table declared otherwise: SCHEMA_MISMATCH pointing to avroStreamArrowSchema, nothing written", async () => {

@@ -173,6 +173,30 @@ describe("ingestHandler", () => {
     const ns = await fresh();
     await expectAvaError(() => ava.ingestHandler(ns.points, { maxBytes: 0 }), "INVALID_ARGUMENT", /maxBytes/);
     await expectAvaError(() => ava.ingestHandler(ns.points, { auth: "" }), "INVALID_ARGUMENT", /auth/);
+    await expectAvaError(
+      () => ava.ingestHandler(ns.points, { compression: "lzo" as never }),
+      "INVALID_ARGUMENT",
+      /ingestHandler: compression "lzo"/,
+    );
+  });
+
+  it("writes uncompressed files by default, zstd when asked, with the same rows", async () => {
+    const ns = await fresh();
+    const file = await batchFile(2000);
+    const sizes: number[] = [];
+    for (const handle of [
+      ava.ingestHandler(ns.points),
+      ava.ingestHandler(ns.points, { compression: "zstd" }),
+    ]) {
+      const receipt = await json(await handle(post(file)));
+      const snapshot = (await ns.points.history()).find((s) => s.id === receipt.snapshotId)!;
+      sizes.push(snapshot.addedFiles[0]!.sizeBytes);
+    }
+    expect(sizes[0]).toBeGreaterThan(sizes[1]! * 1.5); // 1 ns apart timestamps, x0.5 values: compressible
+    const rows = await ns.points.scan().toArrow();
+    expect(rows.numRows).toBe(4000);
+    const doubles = rows.getChild("double")!.toArray() as Float64Array;
+    expect([...doubles.subarray(2000)]).toEqual([...doubles.subarray(0, 2000)]);
   });
 });
 

@@ -45,6 +45,18 @@ export function httpUrl(url: string | URL, what = "live stream url"): URL {
 }
 
 /**
+ * A request body for `bytes`. In a browser, a Blob: an ArrayBuffer body is copied into the request and,
+ * while DevTools watches the network (Playwright drives Chromium through DevTools), also into the inspector —
+ * measured 1.2–2 s per 3.3 MB POST against 0.1 s for the same bytes as a Blob (and 0.17 s either way with
+ * no DevTools attached). Elsewhere the bytes themselves: Node's fetch would copy and stream a Blob.
+ */
+export function fetchBody(bytes: Uint8Array): BodyInit {
+  const g = globalThis as { document?: unknown; WorkerGlobalScope?: unknown };
+  const browser = g.document !== undefined || g.WorkerGlobalScope !== undefined;
+  return browser ? new Blob([bytes as Uint8Array<ArrayBuffer>]) : (bytes as Uint8Array<ArrayBuffer>);
+}
+
+/**
  * POSTs `body` for `batch` and settles as a transport must: resolves on 2xx, rejects with IO_ERROR (retry)
  * on a network failure, a timeout, 5xx, 408, 425 or 429, and with INVALID_ARGUMENT (refused) otherwise.
  */
@@ -61,7 +73,7 @@ export async function postBatch(
     response = await fetch(target, {
       method: "POST",
       headers,
-      body: body as Uint8Array<ArrayBuffer>,
+      body: fetchBody(body),
       signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
     });
   } catch (cause) {
