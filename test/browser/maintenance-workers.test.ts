@@ -80,8 +80,9 @@ describe("maintenance across Workers", () => {
       const holding = new Promise<void>((r) => {
         release = r;
       });
+      let released!: Promise<unknown>;
       const acquired = new Promise<void>((ready) => {
-        void navigator.locks.request(lock, async () => {
+        released = navigator.locks.request(lock, async () => {
           ready();
           await holding;
         });
@@ -92,6 +93,10 @@ describe("maintenance across Workers", () => {
       });
       expect(await ns.batches.history()).toHaveLength(4); // nothing was compacted
       release();
+      await released;
+      // The lock manager lives in the browser process; wait until it, not only this context, has freed it.
+      while ((await navigator.locks.query()).held?.some((l) => l.name === lock))
+        await new Promise((r) => setTimeout(r, 5));
       expect(await ask(worker, { cmd: "run-once", name }, (m) => m.done === true)).toMatchObject({
         ran: true,
       });
