@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { avroTransport, createLiveStream, type LiveBatch, readAvroStream } from "../../src/avro.js";
 import { expectAvaError } from "../shared/fixtures.js";
+import { waitFor } from "../shared/subscribe-contract.js";
 
 type Fault = "ok" | "503" | "reset" | "lost-ack" | "slow" | "400";
 
@@ -120,7 +121,7 @@ describe("createLiveStream, avro transport", () => {
     const live = createLiveStream({ transport: async (b) => void got.push(b), maxDelayMs: 10 });
     live.enqueueBatch("x", [1n, 2n], [1, 2]);
     live.enqueueFromDict(3n, { x: 3, y: "s" });
-    await new Promise((r) => setTimeout(r, 100)); // sent by time, without flush
+    await waitFor(() => got.length > 0, "the batch sent by time, without flush");
     expect(got.length).toBe(1);
     await live.close();
     expect((await readAvroStream(got[0]!.bytes)).map((r) => r.channel).sort()).toEqual(["x", "y"]);

@@ -9,6 +9,7 @@ import {
   streamSink,
 } from "../../src/avro.js";
 import { expectAvaError } from "./fixtures.js";
+import { waitFor } from "./subscribe-contract.js";
 
 const bySeries = (records: AvroStreamRecord[]) =>
   Object.fromEntries(records.map((r) => [`${r.channel}${JSON.stringify(r.tags)}`, r]));
@@ -104,8 +105,9 @@ describe("createWriter", () => {
     const timed = memorySink();
     const t = createWriter(timed, { codec: "null", maxDelayMs: 20 });
     t.enqueue("late", 1n, 1);
-    await new Promise((r) => setTimeout(r, 80));
-    expect((await readAvroStream(timed.bytes())).map((r) => r.channel)).toEqual(["late"]); // without flush()
+    const channels = async () => (await readAvroStream(timed.bytes())).map((r) => r.channel);
+    await waitFor(async () => (await channels().catch(() => [])).length > 0, "a block flushed by time");
+    expect(await channels()).toEqual(["late"]); // without flush()
     await t.close();
   });
 
@@ -130,7 +132,15 @@ describe("createWriter", () => {
       { maxDelayMs: 5 },
     );
     failing.enqueue("a", 1n, 1);
-    await new Promise((r) => setTimeout(r, 40));
+    const refused = () => {
+      try {
+        failing.enqueue("a", 2n, 2);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    await waitFor(refused, "the timed flush's failure, latched"); // no flush() asked for it
     await expectAvaError(() => failing.enqueue("a", 2n, 2), "QUOTA_EXCEEDED", /Avro stream/);
     await expectAvaError(failing.flush(), "QUOTA_EXCEEDED");
   });

@@ -8,9 +8,13 @@ import { batchRows, Rel } from "./rel.js";
 import type { StorageTarget } from "./storage-contract.js";
 
 /** Resolves once `check` holds, polling; fails with `what` after `ms`. */
-export async function waitFor(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  ms = 10_000,
+): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
