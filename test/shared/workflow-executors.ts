@@ -20,6 +20,19 @@ export interface ExecutorTarget {
   storage(): ava.Storage | Promise<ava.Storage>;
 }
 
+/** The run fails on a node the worker does not serve: NOT_FOUND, naming what it serves and how to serve more. */
+export async function expectNotServed(
+  run: ava.RunHandle,
+  serves: RegExp,
+  toServeMore: RegExp,
+): Promise<void> {
+  const err = (await expectAvaError(run.result(), "RUN_FAILED")) as ava.RunError;
+  const first = Object.values(err.result.nodes).find((n) => n.status === "failed")!;
+  expect(first.error).toMatchObject({ code: "NOT_FOUND" });
+  expect(first.error!.message).toMatch(serves);
+  expect(first.error!.message).toMatch(toServeMore);
+}
+
 export function describeExecutor(name: string, target: ExecutorTarget): void {
   describe(`worker executor: ${name}`, () => {
     const pool = target.executor(2);
@@ -243,16 +256,11 @@ export function describeExecutor(name: string, target: ExecutorTarget): void {
       const narrow = target.narrowExecutor();
       try {
         expect((await flows.math.run({ executor: narrow }).result()).value).toBe(5);
-        const err = (await expectAvaError(
-          flows.diamond.run({ executor: narrow }).result(),
-          "RUN_FAILED",
-        )) as ava.RunError;
-        const first = Object.values(err.result.nodes).find((n) => n.status === "failed")!;
-        expect(first.error).toMatchObject({ code: "NOT_FOUND" });
-        expect(first.error!.message).toMatch(
+        await expectNotServed(
+          flows.diamond.run({ executor: narrow }),
           /serves no workflow named diamond \(it serves math, skipping\); /,
+          target.toServeMore ?? /add it to serveWorkflows\(\.\.\.\)/,
         );
-        expect(first.error!.message).toMatch(target.toServeMore ?? /add it to serveWorkflows\(\.\.\.\)/);
         const drift = (await expectAvaError(
           flows.skipping.run({ executor: narrow }).result(),
           "RUN_FAILED",
