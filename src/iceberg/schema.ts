@@ -1,7 +1,7 @@
 // A table's schema versions as Iceberg schemas: each column keeps the field id the catalog gave it (so a
 // renamed column is the same Iceberg field), nested fields and the provenance columns get ids by a fixed
-// rule, and Arrow types map to Iceberg v2 types by a lookup with an explicit refusal for the rest. Our
-// Parquet files carry no field ids, so readers find columns through `schema.name-mapping.default`.
+// rule, and Arrow types map to Iceberg v2 types by a lookup with an explicit refusal for the rest. Files
+// written without Parquet field ids are read through `schema.name-mapping.default`.
 import { AvaError } from "../errors.js";
 import type { FieldJson, TypeJson } from "../schema/arrow-json.js";
 import { PROVENANCE_FIELDS } from "../schema/provenance.js";
