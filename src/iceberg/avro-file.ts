@@ -10,13 +10,21 @@ import { type AvroRecord, type AvroValue, decodeDatum, encodeRecords } from "./a
 /** Each schema's text, made once: a commit writes two files of the same two schemas. */
 const schemaText = new WeakMap<AvroRecord, string>();
 
-export function writeAvroFile(
+/**
+ * Headers by their metadata object: a caller that passes the same object again (a manifest's metadata
+ * only changes with the table's schema) gets the same header bytes, sync marker included, instead of
+ * encoding a few KB of schema text per file. The marker only has to be unlikely in the file's data, which a
+ * random one shared by several files is as much as one per file.
+ */
+const headers = new WeakMap<Record<string, string>, { header: Uint8Array; sync: Uint8Array }>();
+
+function headerOf(
   schema: AvroRecord,
   metadata: Record<string, string>,
-  records: readonly AvroValue[],
-): Uint8Array {
-  // The sync marker only has to be unlikely in the data; Math.random is enough and, per file, far cheaper
-  // than Node's crypto.getRandomValues.
+): { header: Uint8Array; sync: Uint8Array } {
+  let made = headers.get(metadata);
+  if (made) return made;
+  // Math.random is enough for a sync marker and far cheaper than Node's crypto.getRandomValues.
   const sync = new Uint8Array(16);
   for (let i = 0; i < 16; i++) sync[i] = (Math.random() * 256) | 0;
   let text = schemaText.get(schema);
@@ -24,8 +32,19 @@ export function writeAvroFile(
     text = JSON.stringify(schema);
     schemaText.set(schema, text);
   }
-  const header = encodeHeader({ ...metadata, "avro.schema": text, "avro.codec": "null" }, sync);
-  if (records.length === 0) return header;
+  made = { header: encodeHeader({ ...metadata, "avro.schema": text, "avro.codec": "null" }, sync), sync };
+  headers.set(metadata, made);
+  return made;
+}
+
+/** A container file of `records`; pass the same `metadata` object for files whose metadata is the same. */
+export function writeAvroFile(
+  schema: AvroRecord,
+  metadata: Record<string, string>,
+  records: readonly AvroValue[],
+): Uint8Array {
+  const { header, sync } = headerOf(schema, metadata);
+  if (records.length === 0) return header.slice();
   return concatBytes([header, encodeBlock(records.length, encodeRecords(schema, records), sync)]);
 }
 

@@ -39,17 +39,8 @@ function fieldWithIds(field: A.Field, iceberg: IcebergField): A.Field {
   return withId(field, iceberg.id, typeWithIds(field.type, iceberg.type));
 }
 
-/** The current Iceberg schema by the catalog's schema versions, which keep their identity until they change. */
-const currentSchemas = new WeakMap<object, IcebergSchema>();
-
 function currentSchema(entry: TableState, identifier: string): IcebergSchema {
-  const key = entry.schemas ?? entry.schema;
-  let schema = currentSchemas.get(key);
-  if (!schema) {
-    schema = icebergSchemas(entry, identifier).schemas.at(-1)!;
-    currentSchemas.set(key, schema);
-  }
-  return schema;
+  return icebergSchemas(entry, identifier).schemas.at(-1)!; // made once per schema version
 }
 
 /** `table` with every column the current Iceberg schema describes carrying its field id. */

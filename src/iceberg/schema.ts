@@ -113,8 +113,27 @@ export interface IcebergSchemas {
   nameMapping: NameMapping[];
 }
 
+/**
+ * By the catalog's schema versions, which keep their identity from one state to the next until the schema
+ * changes: every commit's export then reuses the same Iceberg schema objects, and what is made once per
+ * schema object (manifest headers, see manifests.ts) is made once per schema version.
+ */
+const made = new WeakMap<object, { rowLineage: boolean; schemas: IcebergSchemas }>();
+
 /** Every schema version of a table as an Iceberg schema, with the provenance columns when the table has them. */
 export function icebergSchemas(
+  meta: Pick<TableMeta, "schema" | "schemas" | "createdMs" | "rowLineage">,
+  identifier: string,
+): IcebergSchemas {
+  const key = meta.schemas ?? meta.schema;
+  const known = made.get(key);
+  if (known?.rowLineage === meta.rowLineage) return known.schemas;
+  const schemas = buildSchemas(meta, identifier);
+  made.set(key, { rowLineage: meta.rowLineage, schemas });
+  return schemas;
+}
+
+function buildSchemas(
   meta: Pick<TableMeta, "schema" | "schemas" | "createdMs" | "rowLineage">,
   identifier: string,
 ): IcebergSchemas {
