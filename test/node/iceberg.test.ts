@@ -137,11 +137,14 @@ async function ours(t: ava.Table, snapshotId: string): Promise<string[]> {
   return canonical(await t.scan({ snapshotId }).toObjects());
 }
 
-/** The namespace, its table writing Iceberg metadata per commit with the served URL of the storage root. */
+/**
+ * The namespace, its table writing Iceberg metadata before each commit returns (a version per commit) with
+ * the served URL of the storage root.
+ */
 function lake(location: string) {
   return ava.defineNamespace({
     name: "lake",
-    tables: { events: ava.table({ schema, iceberg: { location } }) },
+    tables: { events: ava.table({ schema, iceberg: { location, background: false } }) },
   });
 }
 
@@ -567,6 +570,7 @@ describe("Parquet field ids", () => {
 
     for (let i = 0; i < 3; i++) await events.append(rows(i * 5, 2)); // inlined: rows in the catalog only
     // The export wrote each inlined append's rows out as a Parquet file of its own for the manifests.
+    await icebergSchema();
     const copies = await readdir(join(folder, "inline"));
     expect(copies).toHaveLength(3);
     for (const copy of copies) await expectFieldIds(join(folder, "inline", copy), await icebergSchema());
@@ -623,11 +627,12 @@ describe("Parquet field ids", () => {
 });
 
 describe("concurrent commits and writers", () => {
-  it("background metadata: commits in quick succession share versions, and exportIceberg() waits for it", async () => {
+  it("background metadata (the default): commits in quick succession share versions, and exportIceberg() waits for it", async () => {
     const { root, location } = await freshRoot();
+    expect(ava.table({ schema, iceberg: true }).iceberg).toEqual({ background: true });
     const Fast = ava.defineNamespace({
       name: "fast",
-      tables: { t: ava.table({ schema, iceberg: { location, background: true } }) },
+      tables: { t: ava.table({ schema, iceberg: { location } }) },
     });
     const ns = await Fast.open({ storage: nodeStorage({ root, fsync: false }) });
     await ns.push();
@@ -638,6 +643,23 @@ describe("concurrent commits and writers", () => {
     const read = await icebergRead({ tableUrl: `${location}/data/fast/t` });
     expect(read).toHaveLength(36);
     expect(canonical(read)).toEqual(canonical(await t.scan().toObjects()));
+
+    // Sequential commits, as an app makes them: the metadata follows on its own, without an export call.
+    for (let i = 0; i < 8; i++) await t.append(rows(1000 + i * 10, 2));
+    const hint = join(root, "data/fast/t/metadata/version-hint.text");
+    const latest = async () => {
+      const v = await readFile(hint, "utf8").catch(() => "");
+      if (!v) return undefined;
+      return JSON.parse(await readFile(join(root, `data/fast/t/metadata/v${v}.metadata.json`), "utf8"));
+    };
+    const deadline = Date.now() + 10_000;
+    while ((await latest())?.snapshots.length !== 20 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    const metadata = await latest();
+    expect(metadata.snapshots).toHaveLength(20);
+    expect(canonical(await icebergRead({ tableUrl: `${location}/data/fast/t` }))).toEqual(
+      canonical(await t.scan().toObjects()),
+    );
   });
 
   it("a workflow node's writes (one transaction over two tables) get their metadata when they commit", async () => {
@@ -645,8 +667,8 @@ describe("concurrent commits and writers", () => {
     const Node = ava.defineNamespace({
       name: "wf",
       tables: {
-        a: ava.table({ schema, iceberg: { location } }),
-        b: ava.table({ schema, iceberg: { location } }),
+        a: ava.table({ schema, iceberg: { location, background: false } }),
+        b: ava.table({ schema, iceberg: { location, background: false } }),
       },
     });
     const ns = await Node.open({ storage: nodeStorage({ root, fsync: false }) });
@@ -895,6 +917,9 @@ describe("exportIceberg() of any table", () => {
       ava.table({ schema: new A.Schema([new A.Field("n", new A.Uint32(), true)]), iceberg: true }),
     ).toThrow(
       expect.objectContaining({ code: "UNSUPPORTED_TYPE", message: expect.stringMatching(/"n".*unsigned/) }),
+    );
+    expect(() => ava.table({ schema, iceberg: { background: "yes" as never } })).toThrow(
+      expect.objectContaining({ code: "INVALID_ARGUMENT", message: expect.stringContaining("background") }),
     );
     const Ok = ava.defineNamespace({ name: "ok", tables: { t: ava.table({ schema }) } });
     await (await Ok.open({ storage })).push();
