@@ -2,6 +2,8 @@
 // data file) on Node storage, with and without `iceberg` on the table: each commit then also writes a
 // manifest and a manifest list, and each metadata version a vN.metadata.json and version-hint.text.
 // Goal: metadata ≤ 20% of a small commit, i.e. ≤ 1.20× the plain commit's whole-run cost per commit.
+// Both modes: background (the default of `iceberg: true`: commits within ~20 ms share a metadata version)
+// and synchronous (`background: false`: a version before each commit returns).
 // Commits go in blocks of 10, alternating between the two tables, so that machine noise hits both alike; a
 // block's time includes waiting for its metadata. Wall time is load-sensitive on a shared machine, so CPU
 // time (process.cpuUsage: every thread, so the file system's worker threads too) is shown beside it.
