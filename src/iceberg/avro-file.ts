@@ -1,31 +1,74 @@
 // Iceberg's Avro metadata files as whole buffers: one container file of records with the schema's text
 // and Iceberg's key-value metadata in the header. Uncompressed: the files are a few KB, written on every
 // commit, and a codec would cost more time than the bytes it saves.
-import { ByteReader } from "../avro/binary.js";
-import { ContainerReader, encodeBlock, encodeHeader } from "../avro/container.js";
+import { ByteReader, ByteWriter } from "../avro/binary.js";
+import { ContainerReader, encodeBlock, MAGIC } from "../avro/container.js";
 import { AvaError } from "../errors.js";
 import { concatBytes } from "../util/bytes.js";
 import { type AvroRecord, type AvroValue, decodeDatum, encodeRecords } from "./avro-datum.js";
 
-/** Each schema's text, made once: a commit writes two files of the same two schemas. */
-const schemaText = new WeakMap<AvroRecord, string>();
+/**
+ * The header entries every file of a schema has (its text, the null codec), encoded once: a manifest
+ * list's header differs from the last one only in a few short snapshot fields.
+ */
+const fixedEntries = new WeakMap<AvroRecord, Uint8Array>();
 
+function fixedEntriesOf(schema: AvroRecord): Uint8Array {
+  let bytes = fixedEntries.get(schema);
+  if (!bytes) {
+    const w = new ByteWriter(4096);
+    w.string("avro.schema");
+    w.string(JSON.stringify(schema));
+    w.string("avro.codec");
+    w.string("null");
+    bytes = w.view().slice();
+    fixedEntries.set(schema, bytes);
+  }
+  return bytes;
+}
+
+/**
+ * Headers by their metadata object: a caller that passes the same object again (a manifest's metadata
+ * only changes with the table's schema) gets the same header bytes, sync marker included, instead of
+ * encoding a few KB of schema text per file. The marker only has to be unlikely in the file's data, which a
+ * random one shared by several files is as much as one per file.
+ */
+const headers = new WeakMap<Record<string, string>, { header: Uint8Array; sync: Uint8Array }>();
+
+function headerOf(
+  schema: AvroRecord,
+  metadata: Record<string, string>,
+): { header: Uint8Array; sync: Uint8Array } {
+  let made = headers.get(metadata);
+  if (made) return made;
+  // Math.random is enough for a sync marker and far cheaper than Node's crypto.getRandomValues.
+  const sync = new Uint8Array(16);
+  for (let i = 0; i < 16; i++) sync[i] = (Math.random() * 256) | 0;
+  // The container header: magic, the metadata map as one block of entries, the sync marker.
+  const entries = Object.entries(metadata);
+  const w = new ByteWriter(256);
+  w.raw(MAGIC);
+  w.long(entries.length + 2);
+  for (const [k, v] of entries) {
+    w.string(k);
+    w.string(v);
+  }
+  w.raw(fixedEntriesOf(schema));
+  w.long(0);
+  w.raw(sync);
+  made = { header: w.view().slice(), sync };
+  headers.set(metadata, made);
+  return made;
+}
+
+/** A container file of `records`; pass the same `metadata` object for files whose metadata is the same. */
 export function writeAvroFile(
   schema: AvroRecord,
   metadata: Record<string, string>,
   records: readonly AvroValue[],
 ): Uint8Array {
-  // The sync marker only has to be unlikely in the data; Math.random is enough and, per file, far cheaper
-  // than Node's crypto.getRandomValues.
-  const sync = new Uint8Array(16);
-  for (let i = 0; i < 16; i++) sync[i] = (Math.random() * 256) | 0;
-  let text = schemaText.get(schema);
-  if (text === undefined) {
-    text = JSON.stringify(schema);
-    schemaText.set(schema, text);
-  }
-  const header = encodeHeader({ ...metadata, "avro.schema": text, "avro.codec": "null" }, sync);
-  if (records.length === 0) return header;
+  const { header, sync } = headerOf(schema, metadata);
+  if (records.length === 0) return header.slice();
   return concatBytes([header, encodeBlock(records.length, encodeRecords(schema, records), sync)]);
 }
 

@@ -222,7 +222,12 @@ async function exportOnce(
   const hint = `${folder}/version-hint.text`;
   const staleHint = storage.files.delete(hint).catch(() => {});
   const writes: Promise<void>[] = [];
-  const parquet = inlineWriter(storage, folder, writes);
+  const parquet = inlineWriter(
+    storage,
+    folder,
+    writes,
+    (f) => ctx.schemas.get(f.schemaId ?? 0) ?? ctx.schema,
+  );
   let addedBy: Map<string, number> | undefined;
   const sequenceOf = (path: string) => {
     addedBy ??= new Map(kept.flatMap((s) => s.addedFiles.map((f) => [f.path, s.sequenceNumber] as const)));

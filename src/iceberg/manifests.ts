@@ -70,6 +70,25 @@ function uniqueName(): string {
   return `${token}_${(written++).toString(36)}`;
 }
 
+/** A manifest's Avro metadata, one object per table schema: its header is then encoded once. */
+const manifestMetadata = new WeakMap<IcebergSchema, Record<string, string>>();
+
+function manifestMetadataOf(schema: IcebergSchema): Record<string, string> {
+  let metadata = manifestMetadata.get(schema);
+  if (!metadata) {
+    metadata = {
+      schema: JSON.stringify(schema),
+      "schema-id": String(schema["schema-id"]),
+      "partition-spec": "[]",
+      "partition-spec-id": "0",
+      "format-version": "2",
+      content: "data",
+    };
+    manifestMetadata.set(schema, metadata);
+  }
+  return metadata;
+}
+
 /** A write awaited later: marked handled now, so a failure before then is not an unhandled rejection. */
 function pending(write: Promise<void>): Promise<void> {
   write.catch(() => {});
@@ -101,18 +120,7 @@ export function writeManifest(
       ...columnMetrics(e.file.stats, e.file.rowCount, ctx.schemas.get(e.file.schemaId ?? 0) ?? ctx.schema),
     },
   }));
-  const bytes = writeAvroFile(
-    MANIFEST_ENTRY_SCHEMA,
-    {
-      schema: JSON.stringify(ctx.schema),
-      "schema-id": String(ctx.schema["schema-id"]),
-      "partition-spec": "[]",
-      "partition-spec-id": "0",
-      "format-version": "2",
-      content: "data",
-    },
-    records,
-  );
+  const bytes = writeAvroFile(MANIFEST_ENTRY_SCHEMA, manifestMetadataOf(ctx.schema), records);
   const path = `${ctx.folder}/${uniqueName()}-m0.avro`;
   const written = pending(ctx.files.write(path, bytes, REBUILDABLE));
   const count = (s: number) => entries.filter((e) => e.status === s);

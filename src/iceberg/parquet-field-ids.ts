@@ -3,8 +3,11 @@
 // (arrow-rs) writes an Arrow field's `PARQUET:field_id` metadata as the Parquet schema element's field_id,
 // nested fields and list elements included. So the Arrow table about to be encoded gets a schema whose
 // fields carry the ids of the table's current Iceberg schema — the same buffers, only the schema is new.
-// Files written elsewhere (compaction, inlined rows flushed by maintenance) keep relying on the name mapping.
+// Appends add them on tables declared with `iceberg`; compaction and the flush of inlined rows, which run
+// without the table's declaration, add them on every table whose schema Iceberg can describe (any table may
+// get metadata by exportIceberg() later, and readers that do not look for ids ignore them).
 import * as A from "apache-arrow";
+import { isAvaError } from "../errors.js";
 import type { TableState } from "../storage/catalog/state.js";
 import { type IcebergField, type IcebergSchema, type IcebergType, icebergSchemas } from "./schema.js";
 
@@ -36,22 +39,35 @@ function fieldWithIds(field: A.Field, iceberg: IcebergField): A.Field {
   return withId(field, iceberg.id, typeWithIds(field.type, iceberg.type));
 }
 
-/** The current Iceberg schema by the catalog's schema versions, which keep their identity until they change. */
-const currentSchemas = new WeakMap<object, IcebergSchema>();
-
 function currentSchema(entry: TableState, identifier: string): IcebergSchema {
-  const key = entry.schemas ?? entry.schema;
-  let schema = currentSchemas.get(key);
-  if (!schema) {
-    schema = icebergSchemas(entry, identifier).schemas.at(-1)!;
-    currentSchemas.set(key, schema);
-  }
-  return schema;
+  return icebergSchemas(entry, identifier).schemas.at(-1)!; // made once per schema version
 }
 
 /** `table` with every column the current Iceberg schema describes carrying its field id. */
 export function withParquetFieldIds(table: A.Table, entry: TableState, identifier: string): A.Table {
-  const byName = new Map(currentSchema(entry, identifier).fields.map((f) => [f.name, f]));
+  return withIcebergFieldIds(table, currentSchema(entry, identifier));
+}
+
+/**
+ * The same, or `table` as it is when Iceberg cannot describe the table's schema (an unsigned column, say):
+ * for files written whether or not the table has Iceberg metadata.
+ */
+export function withParquetFieldIdsIfDescribable(
+  table: A.Table,
+  entry: TableState,
+  identifier: string,
+): A.Table {
+  try {
+    return withParquetFieldIds(table, entry, identifier);
+  } catch (err) {
+    if (isAvaError(err, "UNSUPPORTED_TYPE")) return table;
+    throw err;
+  }
+}
+
+/** `table` with every column `schema` (one Iceberg schema version) names carrying its field id. */
+export function withIcebergFieldIds(table: A.Table, iceberg: IcebergSchema): A.Table {
+  const byName = new Map(iceberg.fields.map((f) => [f.name, f]));
   const fields = table.schema.fields.map((f) => {
     const iceberg = byName.get(f.name);
     return iceberg ? fieldWithIds(f, iceberg) : f;

@@ -1,7 +1,7 @@
 // A table's schema versions as Iceberg schemas: each column keeps the field id the catalog gave it (so a
 // renamed column is the same Iceberg field), nested fields and the provenance columns get ids by a fixed
-// rule, and Arrow types map to Iceberg v2 types by a lookup with an explicit refusal for the rest. Our
-// Parquet files carry no field ids, so readers find columns through `schema.name-mapping.default`.
+// rule, and Arrow types map to Iceberg v2 types by a lookup with an explicit refusal for the rest. Files
+// written without Parquet field ids are read through `schema.name-mapping.default`.
 import { AvaError } from "../errors.js";
 import type { FieldJson, TypeJson } from "../schema/arrow-json.js";
 import { PROVENANCE_FIELDS } from "../schema/provenance.js";
@@ -113,8 +113,27 @@ export interface IcebergSchemas {
   nameMapping: NameMapping[];
 }
 
+/**
+ * By the catalog's schema versions, which keep their identity from one state to the next until the schema
+ * changes: every commit's export then reuses the same Iceberg schema objects, and what is made once per
+ * schema object (manifest headers, see manifests.ts) is made once per schema version.
+ */
+const made = new WeakMap<object, { rowLineage: boolean; schemas: IcebergSchemas }>();
+
 /** Every schema version of a table as an Iceberg schema, with the provenance columns when the table has them. */
 export function icebergSchemas(
+  meta: Pick<TableMeta, "schema" | "schemas" | "createdMs" | "rowLineage">,
+  identifier: string,
+): IcebergSchemas {
+  const key = meta.schemas ?? meta.schema;
+  const known = made.get(key);
+  if (known?.rowLineage === meta.rowLineage) return known.schemas;
+  const schemas = buildSchemas(meta, identifier);
+  made.set(key, { rowLineage: meta.rowLineage, schemas });
+  return schemas;
+}
+
+function buildSchemas(
   meta: Pick<TableMeta, "schema" | "schemas" | "createdMs" | "rowLineage">,
   identifier: string,
 ): IcebergSchemas {

@@ -3,9 +3,12 @@
 import type { DataFile, Snapshot } from "../storage/catalog/model.js";
 import type { TableState } from "../storage/catalog/state.js";
 import type { Storage } from "../storage/types.js";
-import { dataFileParquet } from "../table/inline-data.js";
+import { encodeParquet } from "../parquet/parquet.js";
+import { inlineTable } from "../table/inline-data.js";
 import { ADDED, DELETED, EXISTING } from "./manifest-schemas.js";
 import type { ManifestEntry, ParquetFile } from "./manifests.js";
+import { withIcebergFieldIds } from "./parquet-field-ids.js";
+import type { IcebergSchema } from "./schema.js";
 
 /**
  * The entries of a snapshot that removed files, or of the first one described: every file live after it
@@ -45,12 +48,15 @@ export async function rewriteEntries(
 
 /**
  * Data files as Parquet files in the store. Inlined small appends live only in the catalog, so their rows
- * are written out once, as a Parquet file in the metadata folder (never a data file of the table itself).
+ * are written out once, as a Parquet file in the metadata folder (never a data file of the table itself),
+ * with the field ids of the schema version `schemaOf` gives for them (their columns' names are that
+ * version's).
  */
 export function inlineWriter(
   storage: Storage,
   folder: string,
   writes: Promise<void>[],
+  schemaOf: (f: DataFile) => IcebergSchema,
 ): (f: DataFile) => Promise<ParquetFile> {
   return async (f) => {
     if (f.inline === undefined) return f;
@@ -58,7 +64,7 @@ export function inlineWriter(
     const existing = (await storage.files.list(path)).find((x) => x.path === path);
     const described = { path, rowCount: f.rowCount, stats: f.stats, schemaId: f.schemaId ?? 0 };
     if (existing) return { ...described, sizeBytes: existing.size };
-    const bytes = await dataFileParquet(storage.files, f);
+    const bytes = await encodeParquet(withIcebergFieldIds(inlineTable(f), schemaOf(f)));
     writes.push(
       storage.files.write(path, bytes).catch(async (err) => {
         // Another export wrote it first: the same rows.

@@ -6,6 +6,7 @@
 // append_scan consumers skip "compact" snapshots (addsNewRows), and the rows keep their provenance
 // columns byte for byte, so run-scoped streams and lineage read them as before.
 import { AvaError, isAvaError, toAvaError } from "../errors.js";
+import { withParquetFieldIdsIfDescribable } from "../iceberg/parquet-field-ids.js";
 import { encodeParquet } from "../parquet/parquet.js";
 import type { DataFile } from "../storage/catalog/model.js";
 import type { SnapshotDraft } from "../storage/catalog/state.js";
@@ -143,7 +144,8 @@ async function mergeRun(
       "DATA_CORRUPT",
       `compact(${identifier}): read ${rows.numRows} rows from ${run.length} files that hold ${expected}`,
     );
-  const bytes = await encodeParquet(rows);
+  // Iceberg readers find columns by Parquet field ids: merged files carry them as appended files do.
+  const bytes = await encodeParquet(withParquetFieldIdsIfDescribable(rows, entry, identifier));
   const path = `data/${entry.namespace}/${entry.name}/${ulid(clockOf(storage))}.parquet`;
   const file: DataFile = { path, rowCount: rows.numRows, sizeBytes: bytes.length, stats: columnStats(rows) };
   const schemaId = versions?.at(-1)?.id;

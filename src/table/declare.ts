@@ -33,8 +33,10 @@ export interface TableOptions<S extends SchemaSource> {
   inline?: InlineOptions | boolean;
   /**
    * Iceberg v2 metadata written next to the table's data after each commit of this handle (append,
-   * overwrite, compact), so Iceberg engines read the table: `true`, or `{ location }`, the URI other engines
-   * read the storage's root at (see exportIceberg). Default false: call exportIceberg() when wanted.
+   * overwrite, compact), so Iceberg engines read the table: `true`, or `{ location, background }` —
+   * `location` is the URI other engines read the storage's root at (see exportIceberg); the metadata is
+   * written in the background by default, within about 20 ms of the commit (`background: false`: before the
+   * commit returns). Default false: call exportIceberg() when wanted.
    */
   iceberg?: IcebergOptions | boolean;
 }
@@ -125,11 +127,17 @@ export function table<S extends z.ZodObject | A.Schema>(
   if (iceberg !== true && (typeof iceberg !== "object" || iceberg === null))
     throw new AvaError(
       "INVALID_ARGUMENT",
-      `ava.table({ iceberg }) must be true, false or { location }, got ${describeValue(iceberg)}`,
+      `ava.table({ iceberg }) must be true, false or { location, background }, got ${describeValue(iceberg)}`,
+    );
+  const given: IcebergOptions = iceberg === true ? {} : iceberg;
+  if (given.background !== undefined && typeof given.background !== "boolean")
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `ava.table({ iceberg: { background } }) must be a boolean, got ${describeValue(given.background)}`,
     );
   // A column Iceberg cannot describe is refused now, not after the first commit.
   icebergSchemas({ schema: schemaToJson(resolved.user), createdMs: 0, rowLineage }, "ava.table({ iceberg })");
-  return { ...decl, iceberg: iceberg === true ? {} : { ...iceberg } };
+  return { ...decl, iceberg: { ...given, background: given.background ?? true } };
 }
 
 function inlineOptions(inline: InlineOptions | boolean): Required<InlineOptions> {

@@ -137,11 +137,14 @@ async function ours(t: ava.Table, snapshotId: string): Promise<string[]> {
   return canonical(await t.scan({ snapshotId }).toObjects());
 }
 
-/** The namespace, its table writing Iceberg metadata per commit with the served URL of the storage root. */
+/**
+ * The namespace, its table writing Iceberg metadata before each commit returns (a version per commit) with
+ * the served URL of the storage root.
+ */
 function lake(location: string) {
   return ava.defineNamespace({
     name: "lake",
-    tables: { events: ava.table({ schema, iceberg: { location } }) },
+    tables: { events: ava.table({ schema, iceberg: { location, background: false } }) },
   });
 }
 
@@ -490,6 +493,39 @@ function schemaIds(type: unknown): number[] {
   return (t.fields ?? []).flatMap((f) => [f.id, ...schemaIds(f.type)]);
 }
 
+/** Each Parquet schema element of a file with its field id, read by native DuckDB. */
+async function parquetFieldIds(path: string): Promise<{ name: string; field_id: number | null }[]> {
+  const db = await DuckDBInstance.create(":memory:", {
+    autoinstall_known_extensions: "false",
+    autoload_known_extensions: "false",
+  });
+  const conn = await db.connect();
+  try {
+    const read = await conn.runAndReadAll(
+      `SELECT name, field_id::INTEGER AS field_id FROM parquet_schema('${path}')`,
+    );
+    return read.getRowObjects() as { name: string; field_id: number | null }[];
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}
+
+/**
+ * The file carries every id of the Iceberg schema, nested fields, list elements and provenance columns
+ * included, and no other; a top-level column's id sits on the element of its name.
+ */
+async function expectFieldIds(path: string, icebergSchema: { fields: { name: string; id: number }[] }) {
+  const elements = await parquetFieldIds(path);
+  const ids = elements.flatMap((e) => (e.field_id === null ? [] : [e.field_id]));
+  expect(
+    ids.sort((a, b) => a - b),
+    path,
+  ).toEqual(schemaIds(icebergSchema).sort((a, b) => a - b));
+  for (const f of icebergSchema.fields)
+    expect(elements.find((e) => e.name === f.name)?.field_id, `${path}: ${f.name}`).toBe(f.id);
+}
+
 describe("Parquet field ids", () => {
   it("data files of a table with Iceberg metadata carry the schema's field ids (read back by native DuckDB)", async () => {
     const { root, location } = await freshRoot();
@@ -500,24 +536,7 @@ describe("Parquet field ids", () => {
     const [file] = (await events.scan().plan()).files;
     const folder = join(root, "data/lake/events/metadata");
     const metadata = JSON.parse(await readFile(join(folder, "v1.metadata.json"), "utf8"));
-    const db = await DuckDBInstance.create(":memory:", {
-      autoinstall_known_extensions: "false",
-      autoload_known_extensions: "false",
-    });
-    const conn = await db.connect();
-    const elements = (
-      await conn.runAndReadAll(
-        `SELECT name, field_id::INTEGER AS field_id FROM parquet_schema('${join(root, file!.path)}')`,
-      )
-    ).getRowObjects() as { name: string; field_id: number | null }[];
-    conn.closeSync();
-    db.closeSync();
-    const ids = elements.flatMap((e) => (e.field_id === null ? [] : [e.field_id]));
-    // Every id of the Iceberg schema, nested fields, list elements and provenance columns included, and
-    // no other; a top-level column's id sits on the element of its name.
-    expect(ids.sort((a, b) => a - b)).toEqual(schemaIds(metadata.schemas[0]).sort((a, b) => a - b));
-    for (const f of metadata.schemas[0].fields as { name: string; id: number }[])
-      expect(elements.find((e) => e.name === f.name)?.field_id, f.name).toBe(f.id);
+    await expectFieldIds(join(root, file!.path), metadata.schemas[0]);
     // Our reader and icebird still read the rows exactly.
     const tableUrl = `${location}/data/lake/events`;
     expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await events.scan().toObjects()));
@@ -526,14 +545,94 @@ describe("Parquet field ids", () => {
       canonical(rows(0, 7).map(({ id, name, point, samples }) => ({ id, name, point, samples }))),
     );
   });
+
+  it("so do the files compaction and the flush of inlined appends write, and the export's copies of inlined rows", async () => {
+    const { root, location } = await freshRoot();
+    const Inlined = ava.defineNamespace({
+      name: "lake",
+      tables: { events: ava.table({ schema, iceberg: { location }, inline: true }) },
+    });
+    const storage = nodeStorage({ root, fsync: false });
+    const ns = await Inlined.open({ storage });
+    await ns.push();
+    const events = ns.events as unknown as ava.Table;
+    const folder = join(root, "data/lake/events/metadata");
+    const icebergSchema = async () => {
+      const { metadataPath } = await ava.exportIceberg(storage, "lake", "events", { location });
+      return JSON.parse(await readFile(join(root, metadataPath), "utf8")).schemas[0];
+    };
+    const liveFile = async () => {
+      const files = (await events.scan().plan()).files;
+      expect(files).toHaveLength(1);
+      expect(files[0]!.path).toMatch(/\.parquet$/);
+      return join(root, files[0]!.path);
+    };
+
+    for (let i = 0; i < 3; i++) await events.append(rows(i * 5, 2)); // inlined: rows in the catalog only
+    // The export wrote each inlined append's rows out as a Parquet file of its own for the manifests.
+    await icebergSchema();
+    const copies = await readdir(join(folder, "inline"));
+    expect(copies).toHaveLength(3);
+    for (const copy of copies) await expectFieldIds(join(folder, "inline", copy), await icebergSchema());
+
+    const flushed = await ns.maintain({ flush: { maxRows: 1 }, compact: false, retain: false });
+    expect(flushed.inlinedFlushed).toBe(3);
+    await expectFieldIds(await liveFile(), await icebergSchema());
+
+    await events.append(rows(50, 20)); // more than 10 rows: data files
+    await events.append(rows(80, 20));
+    expect((await events.compact()).filesRemoved).toBe(3);
+    await expectFieldIds(await liveFile(), await icebergSchema());
+
+    // icebird reads exactly our rows at every snapshot, the flushed and compacted files included.
+    const tableUrl = `${location}/data/lake/events`;
+    const { metadataPath } = await ava.exportIceberg(storage, "lake", "events", { location });
+    const metadata = JSON.parse(await readFile(join(root, metadataPath), "utf8"));
+    const snapshots = await events.history();
+    expect(snapshots.map((s) => s.operation)).toEqual([
+      "append",
+      "append",
+      "append",
+      "compact",
+      "append",
+      "append",
+      "compact",
+    ]);
+    for (const s of snapshots) {
+      const read = await icebergRead({
+        tableUrl,
+        metadata: { ...metadata, "current-snapshot-id": s.sequenceNumber },
+      });
+      expect(canonical(read), `snapshot ${s.sequenceNumber} (${s.operation})`).toEqual(
+        await ours(events, s.id),
+      );
+    }
+  });
+
+  it("a table Iceberg cannot describe still compacts, into files without field ids", async () => {
+    const { root } = await freshRoot();
+    const unsigned = new A.Schema([new A.Field("n", new A.Uint32(), true)]);
+    const ns = await ava
+      .defineNamespace({ name: "u", tables: { t: ava.table({ schema: unsigned }) } })
+      .open({ storage: nodeStorage({ root, fsync: false }) });
+    await ns.push();
+    const t = ns.t as unknown as ava.Table;
+    await t.append([{ n: 1 }, { n: 2 }]);
+    await t.append([{ n: 3 }]);
+    expect((await t.compact()).filesRemoved).toBe(2);
+    const [file] = (await t.scan().plan()).files;
+    expect((await parquetFieldIds(join(root, file!.path))).every((e) => e.field_id === null)).toBe(true);
+    expect((await t.scan().toObjects()).map((r) => r.n)).toEqual([1, 2, 3]);
+  });
 });
 
 describe("concurrent commits and writers", () => {
-  it("background metadata: commits in quick succession share versions, and exportIceberg() waits for it", async () => {
+  it("background metadata (the default): commits in quick succession share versions, and exportIceberg() waits for it", async () => {
     const { root, location } = await freshRoot();
+    expect(ava.table({ schema, iceberg: true }).iceberg).toEqual({ background: true });
     const Fast = ava.defineNamespace({
       name: "fast",
-      tables: { t: ava.table({ schema, iceberg: { location, background: true } }) },
+      tables: { t: ava.table({ schema, iceberg: { location } }) },
     });
     const ns = await Fast.open({ storage: nodeStorage({ root, fsync: false }) });
     await ns.push();
@@ -544,6 +643,23 @@ describe("concurrent commits and writers", () => {
     const read = await icebergRead({ tableUrl: `${location}/data/fast/t` });
     expect(read).toHaveLength(36);
     expect(canonical(read)).toEqual(canonical(await t.scan().toObjects()));
+
+    // Sequential commits, as an app makes them: the metadata follows on its own, without an export call.
+    for (let i = 0; i < 8; i++) await t.append(rows(1000 + i * 10, 2));
+    const hint = join(root, "data/fast/t/metadata/version-hint.text");
+    const latest = async () => {
+      const v = await readFile(hint, "utf8").catch(() => "");
+      if (!v) return undefined;
+      return JSON.parse(await readFile(join(root, `data/fast/t/metadata/v${v}.metadata.json`), "utf8"));
+    };
+    const deadline = Date.now() + 10_000;
+    while ((await latest())?.snapshots.length !== 20 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    const metadata = await latest();
+    expect(metadata.snapshots).toHaveLength(20);
+    expect(canonical(await icebergRead({ tableUrl: `${location}/data/fast/t` }))).toEqual(
+      canonical(await t.scan().toObjects()),
+    );
   });
 
   it("a workflow node's writes (one transaction over two tables) get their metadata when they commit", async () => {
@@ -551,8 +667,8 @@ describe("concurrent commits and writers", () => {
     const Node = ava.defineNamespace({
       name: "wf",
       tables: {
-        a: ava.table({ schema, iceberg: { location } }),
-        b: ava.table({ schema, iceberg: { location } }),
+        a: ava.table({ schema, iceberg: { location, background: false } }),
+        b: ava.table({ schema, iceberg: { location, background: false } }),
       },
     });
     const ns = await Node.open({ storage: nodeStorage({ root, fsync: false }) });
@@ -801,6 +917,9 @@ describe("exportIceberg() of any table", () => {
       ava.table({ schema: new A.Schema([new A.Field("n", new A.Uint32(), true)]), iceberg: true }),
     ).toThrow(
       expect.objectContaining({ code: "UNSUPPORTED_TYPE", message: expect.stringMatching(/"n".*unsigned/) }),
+    );
+    expect(() => ava.table({ schema, iceberg: { background: "yes" as never } })).toThrow(
+      expect.objectContaining({ code: "INVALID_ARGUMENT", message: expect.stringContaining("background") }),
     );
     const Ok = ava.defineNamespace({ name: "ok", tables: { t: ava.table({ schema }) } });
     await (await Ok.open({ storage })).push();
