@@ -9,7 +9,7 @@ import { type AvroCodec, checkCodec } from "./codecs.js";
 import { BlockEncoder, streamHeader } from "./encode.js";
 import { Series } from "./series.js";
 import type { ValueKind } from "./schema.js";
-import { concatBytes } from "../util/bytes.js";
+import { GrowableBytes } from "../util/growable-bytes.js";
 import {
   checkTags,
   classify,
@@ -427,14 +427,18 @@ export function createWriter(
   return new AvroStreamWriter(sink, options);
 }
 
-/** A sink that keeps the file in memory: `bytes()` is the file so far. */
+/**
+ * A sink that keeps the file in memory: `bytes()` is the file so far (a view, valid until the next write).
+ * Each write is copied once, into one growing buffer: a live batch (its header, then one large block) lands
+ * in a buffer of its exact size, where copying every write and joining them at the end copied it twice.
+ */
 export function memorySink(): AvroSink & { bytes(): Uint8Array } {
-  const parts: Uint8Array[] = [];
+  const file = new GrowableBytes(1024);
   return {
     async write(bytes) {
-      parts.push(bytes.slice());
+      file.append(bytes);
     },
-    bytes: () => concatBytes(parts),
+    bytes: () => file.bytes(),
   };
 }
 

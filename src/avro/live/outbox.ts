@@ -70,7 +70,8 @@ export class Outbox {
           `the outbox of live stream ${this.stream} holds ${held} bytes: batch ${entry.id} (${entry.bytes} bytes) would pass its cap of ${maxBytes}`,
         );
     }
-    await this.storage.files.write(entry.path, batch.bytes);
+    // A batch's bytes are never changed once cut: a memory outbox may keep them without a copy.
+    await this.storage.files.write(entry.path, batch.bytes, { handOver: true });
     try {
       for (let attempt = 1; ; attempt++) {
         const dropped =
