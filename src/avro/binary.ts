@@ -85,22 +85,30 @@ export class ByteReader {
         continue;
       }
       const at = pos;
-      let lo = 0;
+      // The low word's four whole 7-bit groups, then the group that straddles both words, then the high
+      // word's groups: two short loops with one test a byte (epoch-ns timestamps take 9 bytes each).
+      let b = bytes[pos++]!;
+      let lo = b & 0x7f;
       let hi = 0;
-      let shift = 0;
-      let b: number;
-      do {
+      for (let shift = 7; b > 0x7f && shift < 28; shift += 7) {
         b = bytes[pos++]!;
-        const bits = b & 0x7f;
-        if (shift < 28) lo |= bits << shift;
-        else if (shift === 28) {
-          lo |= bits << 28;
-          hi = bits >>> 4;
-        } else hi |= bits << (shift - 32);
-        shift += 7;
-      } while (b & 0x80 && shift < 70);
-      if (b & 0x80) throw this.corrupt("long longer than 10 bytes", at);
-      if (shift === 70 && b > 1) throw this.corrupt("long longer than 64 bits", at);
+        lo |= (b & 0x7f) << shift;
+      }
+      if (b > 0x7f) {
+        b = bytes[pos++]!;
+        lo |= b << 28; // its low 4 bits
+        hi = (b & 0x7f) >>> 4;
+        for (let shift = 3; b > 0x7f && shift < 31; shift += 7) {
+          b = bytes[pos++]!;
+          hi |= (b & 0x7f) << shift;
+        }
+        if (b > 0x7f) {
+          b = bytes[pos++]!; // the tenth byte holds bit 63 alone
+          if (b > 0x7f) throw this.corrupt("long longer than 10 bytes", at);
+          if (b > 1) throw this.corrupt("long longer than 64 bits", at);
+          hi |= b << 31;
+        }
+      }
       const sign = -(lo & 1);
       words[2 * i] = ((lo >>> 1) | (hi << 31)) ^ sign;
       words[2 * i + 1] = (hi >>> 1) ^ sign;
