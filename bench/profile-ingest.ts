@@ -21,7 +21,13 @@ const ns = await Telemetry.open({ storage: ava.nodeStorage({ root, fsync: false 
 await ns.push();
 const handle = ava.ingestHandler(ns.points, { maxBytes: 256 * 2 ** 20 });
 const post = (body: Uint8Array, key: string) =>
-  handle(new Request("http://x/ingest", { method: "POST", headers: { "idempotency-key": key }, body: body as Uint8Array<ArrayBuffer> }));
+  handle(
+    new Request("http://x/ingest", {
+      method: "POST",
+      headers: { "idempotency-key": key },
+      body: body as Uint8Array<ArrayBuffer>,
+    }),
+  );
 await (await post(files[0]!, "warm")).arrayBuffer();
 const out = process.argv[4];
 const session = new Session();
@@ -40,7 +46,9 @@ for (let rep = 0; rep < 3; rep++) {
   const ms = performance.now() - t0;
   const u = process.cpuUsage(cpu);
   const pts = rounds * BATCH;
-  console.log(`${codec}: ${(pts / ms / 1e3).toFixed(2)}M points/s, CPU ${((u.user + u.system) / 1000 / (pts / 1e6)).toFixed(0)} ms/1M`);
+  console.log(
+    `${codec}: ${(pts / ms / 1e3).toFixed(2)}M points/s, CPU ${((u.user + u.system) / 1000 / (pts / 1e6)).toFixed(0)} ms/1M`,
+  );
 }
 if (out) {
   const { profile } = await session.post("Profiler.stop");

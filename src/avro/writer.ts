@@ -9,7 +9,7 @@ import { type AvroCodec, checkCodec } from "./codecs.js";
 import { BlockEncoder, streamHeader } from "./encode.js";
 import { Series } from "./series.js";
 import type { ValueKind } from "./schema.js";
-import { GrowableBytes } from "../util/growable-bytes.js";
+import { concatBytes } from "../util/bytes.js";
 import {
   checkTags,
   classify,
@@ -427,18 +427,26 @@ export function createWriter(
   return new AvroStreamWriter(sink, options);
 }
 
+/** Writes shorter than this (a header) are joined with the next one instead of kept apart. */
+const SMALL_PART = 1 << 16;
+
 /**
- * A sink that keeps the file in memory: `bytes()` is the file so far (a view, valid until the next write).
- * Each write is copied once, into one growing buffer: a live batch (its header, then one large block) lands
- * in a buffer of its exact size, where copying every write and joining them at the end copied it twice.
+ * A sink that keeps the file in memory: `bytes()` is the file so far. Every write is copied (the writer
+ * reuses its block buffers) and the pieces joined once, when asked; a short piece (the header) is joined
+ * with the next write at once, so a file of a header and one block (a live batch) is copied only once.
  */
 export function memorySink(): AvroSink & { bytes(): Uint8Array } {
-  const file = new GrowableBytes(1024);
+  let parts: Uint8Array[] = [];
   return {
     async write(bytes) {
-      file.append(bytes);
+      const last = parts.at(-1);
+      if (last && last.length < SMALL_PART) parts[parts.length - 1] = concatBytes([last, bytes]);
+      else parts.push(bytes.slice());
     },
-    bytes: () => file.bytes(),
+    bytes: () => {
+      if (parts.length !== 1) parts = [concatBytes(parts)];
+      return parts[0]!;
+    },
   };
 }
 
