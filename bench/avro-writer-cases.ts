@@ -14,7 +14,7 @@ type Clock = (runs: number, fn: () => Promise<unknown>) => Promise<number[]>;
 
 /**
  * Where the timed runs write: a sink that takes each piece as a file sink does and keeps nothing, so the
- * writer's own cost is measured (a memorySink copies every block and joins them all: on this shared machine
+ * writer's own cost is measured (a memorySink copies every block into its buffer: on this shared machine
  * that fresh memory costs more than the encoding; it has its own row). The points are checked on a
  * memorySink run of the same code.
  */

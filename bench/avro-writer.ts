@@ -33,7 +33,7 @@ function rows(t: Timings, where: string): Row[] {
     ),
     row(
       "writer_batch_memory",
-      "ours: the same into a memorySink (a copy of every block, joined at the end)",
+      "ours: the same into a memorySink (every block copied once into one growing buffer)",
       WRITER_POINTS,
       "avsc_write",
     ),

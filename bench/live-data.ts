@@ -54,12 +54,13 @@ export interface Timed {
   latencies: number[];
 }
 
-/** Streams `data` through createLiveStream into `url`, with `outbox`, each batch in `codec`. */
+/** Streams `data` through createLiveStream into `url`, with `outbox`, each batch in `codec` (default maxInFlight unless given). */
 export async function streamTimed(
   url: string,
   outbox: Storage,
   data: Round[],
   codec: AvroCodec = "snappy",
+  maxInFlight?: number,
 ): Promise<Timed> {
   const live = createLiveStream({
     url,
@@ -68,6 +69,7 @@ export async function streamTimed(
     codec,
     maxBatchPoints: BATCH,
     maxDelayMs: 10_000,
+    ...(maxInFlight !== undefined && { maxInFlight }),
   });
   const enqueued: number[] = [];
   const latencies: number[] = [];

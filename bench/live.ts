@@ -5,6 +5,8 @@
 // - sustained streaming: points/s from the first enqueue to the last acknowledgement, p50/p99 of a batch's
 //   enqueue-to-ack latency, and the sending process's CPU per million points; the stream with its default
 //   memory outbox and with a durable nodeStorage outbox (every batch written and committed before it is sent);
+// - the memory outbox with one batch in flight (maxInFlight 1) beside the default, which posts the next
+//   batch while the server still appends the previous one (the floor posts one at a time);
 // - outbox drain after an outage: batches stored while nothing listens, then the server comes up: how fast
 //   the outbox empties.
 import { type ChildProcess, spawn } from "node:child_process";
@@ -103,8 +105,13 @@ async function withCpu(run: () => Promise<Timed>): Promise<Measured> {
   return { ...timed, cpuMs: (used.user + used.system) / 1000 };
 }
 
-const streamOnce = (url: string, outbox: Storage, data: Round[], codec: AvroCodec = "snappy") =>
-  withCpu(() => streamTimed(url, outbox, data, codec));
+const streamOnce = (
+  url: string,
+  outbox: Storage,
+  data: Round[],
+  codec: AvroCodec = "snappy",
+  maxInFlight?: number,
+) => withCpu(() => streamTimed(url, outbox, data, codec, maxInFlight));
 const fetchOnce = (url: string, files: readonly Uint8Array[]) => withCpu(() => fetchTimed(url, files));
 
 /** Only the encoding: the same points through createWriter into memory, one file a batch (no network). */
@@ -152,6 +159,8 @@ async function sustained(mode: Mode, nRounds: number): Promise<Row[]> {
   const encode = median(encodes.map((r) => r.ms));
   const encodeCpu = median(encodes.map((r) => r.cpuMs));
   const memory = await measure(mode, (url) => streamOnce(url, memoryStorage(), data));
+  // One batch in flight, as the stream sent before maxInFlight: each POST waits for the previous answer.
+  const memoryOne = await measure(mode, (url) => streamOnce(url, memoryStorage(), data, "snappy", 1));
   const durable = await measure(mode, async (url) =>
     streamOnce(url, nodeStorage({ root: await temp("outbox") }), data),
   );
@@ -185,6 +194,7 @@ async function sustained(mode: Mode, nRounds: number): Promise<Row[]> {
       note: perMillion(encodeCpu),
     },
     row("createLiveStream, memory outbox", memory),
+    row("createLiveStream, memory outbox, maxInFlight 1", memoryOne),
     row("createLiveStream, nodeStorage outbox (fsync on)", durable),
     floorRow("plain fetch of the same null-codec files (floor)", nullFloor),
     row('createLiveStream codec "null", memory outbox', memoryNull, nullFloor),

@@ -2,6 +2,7 @@
 // allocates from a length it has not checked against the bytes that remain. 64-bit longs are decoded into
 // two 32-bit words, so a BigInt64Array fills without a BigInt per value.
 import { AvaError } from "../errors.js";
+import { GrowableBytes } from "../util/growable-bytes.js";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 const encoder = new TextEncoder();
@@ -84,22 +85,30 @@ export class ByteReader {
         continue;
       }
       const at = pos;
-      let lo = 0;
+      // The low word's four whole 7-bit groups, then the group that straddles both words, then the high
+      // word's groups: two short loops with one test a byte (epoch-ns timestamps take 9 bytes each).
+      let b = bytes[pos++]!;
+      let lo = b & 0x7f;
       let hi = 0;
-      let shift = 0;
-      let b: number;
-      do {
+      for (let shift = 7; b > 0x7f && shift < 28; shift += 7) {
         b = bytes[pos++]!;
-        const bits = b & 0x7f;
-        if (shift < 28) lo |= bits << shift;
-        else if (shift === 28) {
-          lo |= bits << 28;
-          hi = bits >>> 4;
-        } else hi |= bits << (shift - 32);
-        shift += 7;
-      } while (b & 0x80 && shift < 70);
-      if (b & 0x80) throw this.corrupt("long longer than 10 bytes", at);
-      if (shift === 70 && b > 1) throw this.corrupt("long longer than 64 bits", at);
+        lo |= (b & 0x7f) << shift;
+      }
+      if (b > 0x7f) {
+        b = bytes[pos++]!;
+        lo |= b << 28; // its low 4 bits
+        hi = (b & 0x7f) >>> 4;
+        for (let shift = 3; b > 0x7f && shift < 31; shift += 7) {
+          b = bytes[pos++]!;
+          hi |= (b & 0x7f) << shift;
+        }
+        if (b > 0x7f) {
+          b = bytes[pos++]!; // the tenth byte holds bit 63 alone
+          if (b > 0x7f) throw this.corrupt("long longer than 10 bytes", at);
+          if (b > 1) throw this.corrupt("long longer than 64 bits", at);
+          hi |= b << 31;
+        }
+      }
       const sign = -(lo & 1);
       words[2 * i] = ((lo >>> 1) | (hi << 31)) ^ sign;
       words[2 * i + 1] = (hi >>> 1) ^ sign;
@@ -200,39 +209,24 @@ export class ByteReader {
 /** Strings up to this long are tried as ASCII first (see ByteWriter.string). */
 const ASCII_FAST_MAX = 256;
 
-export class ByteWriter {
-  #buf: Uint8Array;
-  #view: DataView;
-  length = 0;
-
+export class ByteWriter extends GrowableBytes {
   /** `capacity`: the expected size, when known, so that the buffer need not grow (each growth copies). */
   constructor(capacity = 1024) {
-    this.#buf = new Uint8Array(Math.max(16, capacity));
-    this.#view = new DataView(this.#buf.buffer);
-  }
-
-  #reserve(n: number): void {
-    if (this.length + n <= this.#buf.length) return;
-    let size = this.#buf.length * 2;
-    while (size < this.length + n) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.#buf.subarray(0, this.length));
-    this.#buf = next;
-    this.#view = new DataView(next.buffer);
+    super(Math.max(16, capacity));
   }
 
   /** A long given as two's-complement 32-bit words (zigzag + varint, as Avro writes it). */
   longWords(lo: number, hi: number): void {
-    this.#reserve(10);
+    this.reserve(10);
     const sign = hi >> 31;
     let zlo = ((lo << 1) ^ sign) >>> 0;
     let zhi = (((hi << 1) | (lo >>> 31)) ^ sign) >>> 0;
     while (zhi !== 0 || zlo > 0x7f) {
-      this.#buf[this.length++] = (zlo & 0x7f) | 0x80;
+      this.buf[this.length++] = (zlo & 0x7f) | 0x80;
       zlo = ((zlo >>> 7) | (zhi << 25)) >>> 0;
       zhi >>>= 7;
     }
-    this.#buf[this.length++] = zlo;
+    this.buf[this.length++] = zlo;
   }
 
   /**
@@ -240,8 +234,8 @@ export class ByteWriter {
    * with one reservation: the hot loop of a timestamp array.
    */
   longsFromWords(words: Int32Array, n: number): void {
-    this.#reserve(10 * n);
-    const buf = this.#buf;
+    this.reserve(10 * n);
+    const buf = this.buf;
     let at = this.length;
     for (let i = 0; i < n; i++) {
       const lo = words[2 * i]!;
@@ -273,9 +267,9 @@ export class ByteWriter {
 
   /** Doubles, each preceded by the same union branch index (< 64, so one zigzag byte). */
   branchedDoubles(branch: number, values: Float64Array): void {
-    this.#reserve(9 * values.length);
-    const buf = this.#buf;
-    const view = this.#view;
+    this.reserve(9 * values.length);
+    const buf = this.buf;
+    const view = this.data;
     const tag = branch << 1;
     let at = this.length;
     for (let i = 0; i < values.length; i++) {
@@ -297,15 +291,13 @@ export class ByteWriter {
   }
 
   double(v: number): void {
-    this.#reserve(8);
-    this.#view.setFloat64(this.length, v, true);
+    this.reserve(8);
+    this.data.setFloat64(this.length, v, true);
     this.length += 8;
   }
 
   raw(bytes: Uint8Array): void {
-    this.#reserve(bytes.length);
-    this.#buf.set(bytes, this.length);
-    this.length += bytes.length;
+    this.append(bytes);
   }
 
   bytesField(bytes: Uint8Array): void {
@@ -320,8 +312,8 @@ export class ByteWriter {
     if (n <= ASCII_FAST_MAX) {
       const start = this.length;
       this.long(n);
-      this.#reserve(n);
-      const buf = this.#buf;
+      this.reserve(n);
+      const buf = this.buf;
       let at = this.length;
       let i = 0;
       for (; i < n; i++) {
@@ -340,7 +332,7 @@ export class ByteWriter {
 
   /** Leaves `n` bytes to be filled or closed up later by `closeGap` (reserves them now). */
   skip(n: number): void {
-    this.#reserve(n);
+    this.reserve(n);
     this.length += n;
   }
 
@@ -351,19 +343,14 @@ export class ByteWriter {
   closeGap(at: number, gap: number, prefix: Uint8Array): void {
     if (prefix.length > gap)
       throw new RangeError(`a ${prefix.length}-byte prefix does not fit a ${gap}-byte gap`);
-    this.#buf.set(prefix, at);
-    this.#buf.copyWithin(at + prefix.length, at + gap, this.length);
+    this.buf.set(prefix, at);
+    this.buf.copyWithin(at + prefix.length, at + gap, this.length);
     this.length -= gap - prefix.length;
-  }
-
-  /** Bytes it holds before it has to grow. */
-  get capacity(): number {
-    return this.#buf.length;
   }
 
   /** The bytes written so far (a view: copy before writing more if kept). */
   view(): Uint8Array {
-    return this.#buf.subarray(0, this.length);
+    return this.bytes();
   }
 
   /** Starts over in the same buffer. */

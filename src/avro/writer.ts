@@ -427,14 +427,26 @@ export function createWriter(
   return new AvroStreamWriter(sink, options);
 }
 
-/** A sink that keeps the file in memory: `bytes()` is the file so far. */
+/** Writes shorter than this (a header) are joined with the next one instead of kept apart. */
+const SMALL_PART = 1 << 16;
+
+/**
+ * A sink that keeps the file in memory: `bytes()` is the file so far. Every write is copied (the writer
+ * reuses its block buffers) and the pieces joined once, when asked; a short piece (the header) is joined
+ * with the next write at once, so a file of a header and one block (a live batch) is copied only once.
+ */
 export function memorySink(): AvroSink & { bytes(): Uint8Array } {
-  const parts: Uint8Array[] = [];
+  let parts: Uint8Array[] = [];
   return {
     async write(bytes) {
-      parts.push(bytes.slice());
+      const last = parts.at(-1);
+      if (last && last.length < SMALL_PART) parts[parts.length - 1] = concatBytes([last, bytes]);
+      else parts.push(bytes.slice());
     },
-    bytes: () => concatBytes(parts),
+    bytes: () => {
+      if (parts.length !== 1) parts = [concatBytes(parts)];
+      return parts[0]!;
+    },
   };
 }
 

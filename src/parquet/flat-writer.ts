@@ -8,6 +8,7 @@
 // parquet-wasm anyway. The Arrow schema travels in the footer (ARROW:schema), so readers get back the exact
 // types — dictionaries, time zones, field metadata.
 import * as A from "apache-arrow";
+import { AvaError } from "../errors.js";
 import { ByteSink } from "./byte-sink.js";
 import { ThriftWriter } from "./thrift-compact.js";
 
@@ -15,6 +16,7 @@ const PHYSICAL = { INT64: 2, DOUBLE: 5, BYTE_ARRAY: 6 } as const;
 const REPETITION = { REQUIRED: 0, OPTIONAL: 1, REPEATED: 2 } as const;
 const ENCODING = { PLAIN: 0, RLE: 3, RLE_DICTIONARY: 8 } as const;
 const PAGE = { DATA: 0, DICTIONARY: 2 } as const;
+const FIELD_ID = "PARQUET:field_id";
 const CONVERTED = { UTF8: 0, LIST: 3, TIMESTAMP_MILLIS: 9, TIMESTAMP_MICROS: 10 } as const;
 
 type Kind = "double" | "int64" | "utf8" | "dict" | "nullList";
@@ -330,13 +332,11 @@ function schemaElements(fields: readonly A.Field[], kinds: readonly Kind[]): Ele
       if (kinds[c] !== "nullList") return [leafElement(field, kinds[c]!, repetition)];
       const item = field.type.children[0]! as A.Field;
       return [
-        (w) =>
-          w
-            .i32(3, repetition)
-            .string(4, field.name)
-            .i32(5, 1)
-            .i32(6, CONVERTED.LIST)
-            .struct(10, (t) => t.struct(3, () => {})),
+        (w) => {
+          w.i32(3, repetition).string(4, field.name).i32(5, 1).i32(6, CONVERTED.LIST);
+          fieldId(w, field);
+          w.struct(10, (t) => t.struct(3, () => {}));
+        },
         (w) => w.i32(3, REPETITION.REPEATED).string(4, "list").i32(5, 1),
         leafElement(item, kindOf(item.type)!, item.nullable ? REPETITION.OPTIONAL : REPETITION.REQUIRED),
       ];
@@ -346,18 +346,39 @@ function schemaElements(fields: readonly A.Field[], kinds: readonly Kind[]): Ele
 
 function leafElement(field: A.Field, kind: Kind, repetition: number): Element {
   const type = field.type;
+  // Thrift fields go in id order: converted_type (6), field_id (9), logicalType (10).
   return (w) => {
     w.i32(1, physicalOf(kind)).i32(3, repetition).string(4, field.name);
-    if (kind === "utf8" || kind === "dict") w.i32(6, CONVERTED.UTF8).struct(10, (t) => t.struct(1, () => {}));
-    else if (A.DataType.isTimestamp(type)) {
+    if (kind === "utf8" || kind === "dict") {
+      w.i32(6, CONVERTED.UTF8);
+      fieldId(w, field);
+      w.struct(10, (t) => t.struct(1, () => {}));
+    } else if (A.DataType.isTimestamp(type)) {
       const utc = type.timezone != null;
       const unit = { [A.TimeUnit.MILLISECOND]: 1, [A.TimeUnit.MICROSECOND]: 2, [A.TimeUnit.NANOSECOND]: 3 }[
         type.unit as number
       ]!;
       if (utc && unit < 3) w.i32(6, unit === 1 ? CONVERTED.TIMESTAMP_MILLIS : CONVERTED.TIMESTAMP_MICROS);
+      fieldId(w, field);
       w.struct(10, (t) => t.struct(8, (ts) => ts.bool(1, utc).struct(2, (u) => u.struct(unit, () => {}))));
-    }
+    } else fieldId(w, field);
   };
+}
+
+/**
+ * The schema element's field_id, from the Arrow field's `PARQUET:field_id` metadata (as arrow-rs writes it):
+ * Iceberg readers find a data file's columns by these ids (iceberg/parquet-field-ids.ts sets them).
+ */
+function fieldId(w: ThriftWriter, field: A.Field): void {
+  const text = field.metadata.get(FIELD_ID);
+  if (text === undefined) return;
+  const id = Number(text);
+  if (!Number.isInteger(id) || id < 0 || id > 0x7fffffff)
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `column ${JSON.stringify(field.name)}: ${FIELD_ID} metadata ${JSON.stringify(text)} is not a field id (a non-negative 32-bit integer)`,
+    );
+  w.i32(9, id);
 }
 
 /** ARROW:schema: the IPC schema message (continuation, length, flatbuffer), base64; once per schema. */

@@ -18,6 +18,11 @@ export interface WriteOptions {
    * fsync on, syncs it). Default true; false for files that can be rebuilt, such as Iceberg metadata.
    */
   durable?: boolean;
+  /**
+   * The caller gives the bytes up: it will not change them after the call. A store that keeps files in
+   * memory keeps these very bytes instead of a copy of its own (a live stream's batch, 2–5 MB each).
+   */
+  handOver?: boolean;
 }
 
 /** Byte-level, write-once files under `/`-separated relative paths. */

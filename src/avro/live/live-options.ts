@@ -11,10 +11,18 @@ export interface CheckedLiveOptions {
   backoffMs: number;
   maxBackoffMs: number;
   maxBufferedBatches: number;
+  maxInFlight: number;
   leaseMs: number;
   codec?: AvroCodec;
   timestampUnit?: TimestampUnit;
 }
+
+/**
+ * Batches posted before the first is answered. Two overlap the sender's encoding and sending with the
+ * server's append of the previous batch (one in flight capped the stream at the server's rate minus a round
+ * trip); more add little on a two-core sender and server, and each holds a batch in the server's memory.
+ */
+const DEFAULT_IN_FLIGHT = 2;
 
 function positive(name: string, value: unknown, fallback: number, integer = false): number {
   if (value === undefined) return fallback;
@@ -58,6 +66,7 @@ export function checkLiveOptions(options: LiveStreamOptions): CheckedLiveOptions
     backoffMs,
     maxBackoffMs: Math.max(backoffMs, positive("maxBackoffMs", options.maxBackoffMs, 30_000)),
     maxBufferedBatches: positive("maxBufferedBatches", options.maxBufferedBatches, 16, true),
+    maxInFlight: positive("maxInFlight", options.maxInFlight, DEFAULT_IN_FLIGHT, true),
     leaseMs: positive("leaseMs", options.leaseMs, 10_000),
     ...(options.codec !== undefined && { codec: options.codec }),
     ...(options.timestampUnit !== undefined && { timestampUnit: options.timestampUnit }),

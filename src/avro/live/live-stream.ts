@@ -78,6 +78,13 @@ export interface LiveStreamOptions {
   outboxPolicy?: OutboxPolicy;
   /** Batches held in memory waiting for the outbox (past it, `enqueue` throws QUOTA_EXCEEDED), and as many kept for their send. Default 16. */
   maxBufferedBatches?: number;
+  /**
+   * Batches posted before the first of them is answered. Default 2. Answers are still taken in order: a
+   * batch leaves the outbox only after every batch before it was acknowledged, and after a failure the
+   * batches behind it are posted again (the server's idempotency keys drop the repeats). Up to this many
+   * batches may reach the server out of order; 1 keeps arrival in order too.
+   */
+  maxInFlight?: number;
   /** Node and memory outboxes: how long a sender's lease lasts without renewal (a dead sender's successor waits this long). Default 10 s. */
   leaseMs?: number;
 }
@@ -161,7 +168,7 @@ export class LiveStream extends EventTarget {
     this.#writer = this.#newWriter(); // checks codec and timestampUnit
     const storage = options.outbox ?? memoryStorage();
     this.#outbox = new Outbox(storage, checkName("live stream", options.name ?? "live"));
-    const { backoffMs, maxBackoffMs, leaseMs, maxBufferedBatches } = this.#options;
+    const { backoffMs, maxBackoffMs, leaseMs, maxBufferedBatches, maxInFlight } = this.#options;
     const lock = senderLock(this.#outbox, ulid(), leaseMs);
     this.#sender = new OutboxSender(
       this.#outbox,
@@ -172,6 +179,7 @@ export class LiveStream extends EventTarget {
         maxBackoffMs,
         lockPollMs: Math.min(1000, leaseMs / 4),
         maxCachedBatches: maxBufferedBatches,
+        maxInFlight,
       },
       {
         sent: (batch) => {

@@ -1,7 +1,11 @@
-// Sends a stream's outbox, oldest batch first, one at a time (FIFO), while it holds the sender lock. A batch
-// leaves the outbox only when the server acknowledged it (or refused it for good); a failed send is retried
-// with exponential backoff, cut short by `online()`. Whatever the outbox holds when the sender starts — a
-// page reload, a process restart — is sent first: resuming is the same loop as sending.
+// Sends a stream's outbox, oldest batch first, while it holds the sender lock. Up to `maxInFlight` batches
+// are on their way at once — the next request is posted while the server still appends the previous one, so
+// the sender's work and the server's overlap — but their answers are taken in outbox order (FIFO): a batch
+// is reported sent and leaves the outbox only once it and every batch before it were acknowledged (or
+// refused for good). When a send fails, the answers of the batches posted after it are not used: those
+// batches stay in the outbox and are posted again after the backoff, from the failed one on; the server's
+// idempotency keys make the resends safe. Whatever the outbox holds when the sender starts — a page reload,
+// a process restart — is sent first: resuming is the same loop as sending.
 import { AvaError } from "../../errors.js";
 import type { OutboxBatch } from "../../storage/catalog/model.js";
 import type { Outbox } from "./outbox.js";
@@ -15,6 +19,28 @@ export interface SenderOptions {
   lockPollMs: number;
   /** Batches whose bytes are kept in memory for the send; later ones are read back from the outbox. */
   maxCachedBatches: number;
+  /** Batches posted before the first of them is answered. */
+  maxInFlight: number;
+}
+
+/**
+ * How one attempt at a batch ended. "retry": the send failed (tried again); "failed": reading the batch back
+ * from the outbox failed (a storage failure: waited out, then tried again); "refused": for good, `reached`
+ * when the server said so; "skipped": it left the outbox meanwhile, or the sender stopped.
+ */
+type Outcome =
+  | { kind: "sent" }
+  | { kind: "skipped" }
+  | { kind: "retry"; error: unknown }
+  | { kind: "failed"; error: unknown }
+  | { kind: "refused"; error: unknown; reached: boolean };
+
+/** A batch on its way; flights are answered in the order they were posted. */
+interface Flight {
+  batch: OutboxBatch;
+  /** Never rejects. */
+  outcome: Promise<Outcome>;
+  settled: Outcome | undefined;
 }
 
 export interface SenderHooks {
@@ -43,7 +69,14 @@ export class OutboxSender {
   #wakeIdle: (() => void) | undefined;
   #wakeRetry: (() => void) | undefined;
   #delay: number;
-  #inFlight: string | undefined;
+  /** Posted and not yet answered, oldest first. */
+  readonly #flights: Flight[] = [];
+  /** Ids of the flights (whose batches are not chosen again). */
+  readonly #flying = new Set<string>();
+  /** Batches whose request is on the wire (drop-oldest leaves them alone). */
+  readonly #inFlight = new Set<string>();
+  /** A send failed: no new flight starts until those already posted are answered and the backoff is over. */
+  #failing = false;
   /** While set, no new send starts (a drop-oldest store is choosing what to drop). */
   #paused: Promise<unknown> | undefined;
   #loop: Promise<void> | undefined;
@@ -63,8 +96,8 @@ export class OutboxSender {
     this.#delay = options.backoffMs;
   }
 
-  /** The batch being sent now, if any. */
-  get inFlight(): string | undefined {
+  /** The batches being sent now. */
+  get inFlight(): ReadonlySet<string> {
     return this.#inFlight;
   }
 
@@ -79,7 +112,7 @@ export class OutboxSender {
 
   /**
    * Runs `fn` while no new send starts, so a batch it removes (drop-oldest) is not one the sender is about
-   * to post: `inFlight` read inside `fn` is the only batch that may be on its way.
+   * to post: `inFlight` read inside `fn` holds the only batches that may be on their way.
    */
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
     while (this.#paused) await this.#paused;
@@ -138,6 +171,12 @@ export class OutboxSender {
     let idleSince: number | undefined;
     while (!signal.aborted) {
       try {
+        this.#answerSettled();
+        if (this.#failing && this.#flights.length === 0) {
+          await this.#backoff();
+          this.#failing = false;
+          continue;
+        }
         const state = await this.#outbox.state();
         if (this.#cache.size > 0) {
           // Bytes of batches that left the outbox some other way (dropped, sent by another sender) go. (One
@@ -145,8 +184,8 @@ export class OutboxSender {
           const held = new Set(state.batches.map((b) => b.id));
           for (const id of this.#cache.keys()) if (!held.has(id)) this.#cache.delete(id);
         }
-        const next = state.batches.find((b) => !this.#done.has(b.id));
-        if (!next) {
+        const next = state.batches.find((b) => !this.#done.has(b.id) && !this.#flying.has(b.id));
+        if (!next && this.#flights.length === 0) {
           idleSince ??= Date.now();
           // An empty outbox keeps the lock a little, so a steady stream does not take it for every batch.
           if (Date.now() - idleSince >= this.#options.lockPollMs && !this.#removing)
@@ -155,16 +194,18 @@ export class OutboxSender {
           continue;
         }
         idleSince = undefined;
-        if (!(await this.#lock.tryHold())) {
-          await this.#sleep(this.#options.lockPollMs, "idle");
+        const room = !this.#failing && this.#flights.length < this.#options.maxInFlight;
+        if (next && room && (await this.#mayPost())) {
+          this.#post(next, signal);
           continue;
         }
-        if ((globalThis.navigator as Navigator | undefined)?.onLine === false) {
-          this.#hooks.reached(false);
-          await this.#sleep(this.#options.maxBackoffMs, "retry"); // the "online" event cuts this short
-          continue;
-        }
-        await this.#send(next, signal);
+        if (this.#flights.length === 0) continue; // #mayPost waited (no lock, or offline)
+        // Wait for the oldest answer; with room for another flight, a new batch in the outbox wakes us too.
+        const oldest = this.#flights[0]!.outcome;
+        if (room && !next) {
+          await Promise.race([oldest, this.#sleep(this.#options.lockPollMs, "idle")]);
+          this.#wakeIdle?.();
+        } else await oldest;
       } catch (err) {
         if (signal.aborted) break;
         // The outbox's storage failed (a read, a commit): say so, wait, try again — the batches stay put.
@@ -172,6 +213,23 @@ export class OutboxSender {
         await this.#backoff();
       }
     }
+    await Promise.all(this.#flights.map((f) => f.outcome));
+  }
+
+  /** Whether a send may start now: this sender holds the lock and the browser is online (else it waited). */
+  async #mayPost(): Promise<boolean> {
+    const waiting = this.#flights.length > 0; // then the oldest answer is awaited instead of a timer
+    if (!(await this.#lock.tryHold())) {
+      if (!waiting) await this.#sleep(this.#options.lockPollMs, "idle");
+      return false;
+    }
+    if ((globalThis.navigator as Navigator | undefined)?.onLine === false) {
+      if (waiting) return false;
+      this.#hooks.reached(false);
+      await this.#sleep(this.#options.maxBackoffMs, "retry"); // the "online" event cuts this short
+      return false;
+    }
+    return true;
   }
 
   async #backoff(): Promise<void> {
@@ -179,38 +237,74 @@ export class OutboxSender {
     this.#delay = Math.min(this.#delay * 2, this.#options.maxBackoffMs);
   }
 
-  async #send(batch: OutboxBatch, signal: AbortSignal): Promise<void> {
-    const bytes = this.#cache.get(batch.id) ?? (await this.#outbox.read(batch));
-    if (!bytes) {
-      // Removed since the state was read (acknowledged by another sender, or dropped): look again. A batch
-      // listed by the newest state with its file gone is damage: refuse it, so the queue moves on.
-      if ((await this.#outbox.state()).batches.some((b) => b.id === batch.id))
-        this.#finish(batch, "refused", new AvaError("NOT_FOUND", `outbox file ${batch.path} is missing`));
-      return;
+  #post(batch: OutboxBatch, signal: AbortSignal): void {
+    const flight: Flight = { batch, outcome: undefined!, settled: undefined };
+    flight.outcome = this.#attempt(batch, signal).then((o) => (flight.settled = o));
+    this.#flights.push(flight);
+    this.#flying.add(batch.id);
+  }
+
+  /** Takes the answers that arrived, oldest flight first, stopping at the first not yet answered. */
+  #answerSettled(): void {
+    while (this.#flights[0]?.settled) {
+      const { batch, settled } = this.#flights.shift()!;
+      const outcome = settled!;
+      this.#flying.delete(batch.id);
+      // After a failure, later answers are not taken: their batches are posted again, in order.
+      if (this.#failing || outcome.kind === "skipped") continue;
+      if (outcome.kind === "sent") {
+        this.#hooks.reached(true);
+        this.#delay = this.#options.backoffMs;
+        this.#finish(batch, "sent");
+      } else if (outcome.kind === "refused") {
+        if (outcome.reached) this.#hooks.reached(true);
+        this.#finish(batch, "refused", outcome.error);
+      } else if (outcome.kind === "failed") {
+        this.#hooks.failed(outcome.error);
+        this.#failing = true;
+      } else {
+        this.#hooks.reached(false);
+        this.#hooks.retry(batch, outcome.error);
+        this.#failing = true;
+      }
+    }
+  }
+
+  /** One send of `batch`; never throws (a storage failure reading it back is a retry). */
+  async #attempt(batch: OutboxBatch, signal: AbortSignal): Promise<Outcome> {
+    let bytes: Uint8Array | undefined;
+    try {
+      bytes = this.#cache.get(batch.id) ?? (await this.#outbox.read(batch));
+      if (!bytes) {
+        // Removed since the state was read (acknowledged by another sender, or dropped): look again. A batch
+        // listed by the newest state with its file gone is damage: refuse it, so the queue moves on.
+        if ((await this.#outbox.state()).batches.some((b) => b.id === batch.id))
+          return {
+            kind: "refused",
+            error: new AvaError("NOT_FOUND", `outbox file ${batch.path} is missing`),
+            reached: false,
+          };
+        return { kind: "skipped" };
+      }
+    } catch (err) {
+      return { kind: "failed", error: err };
     }
     while (this.#paused) await this.#paused;
     // Dropped since it was chosen (the state this instance holds knows its own commits at once).
-    if (!this.#outbox.peek().batches.some((b) => b.id === batch.id)) return;
-    this.#inFlight = batch.id;
+    if (signal.aborted || !this.#outbox.peek().batches.some((b) => b.id === batch.id))
+      return { kind: "skipped" };
+    this.#inFlight.add(batch.id);
     try {
       await this.#transport({ id: batch.id, bytes, points: batch.points }, signal);
+      return { kind: "sent" };
     } catch (err) {
-      if (signal.aborted) return;
-      if (!isRetryable(err)) {
-        this.#hooks.reached(true);
-        this.#finish(batch, "refused", err);
-        return;
-      }
-      this.#hooks.reached(false);
-      this.#hooks.retry(batch, err);
-      await this.#backoff();
-      return;
+      if (signal.aborted) return { kind: "skipped" };
+      return isRetryable(err)
+        ? { kind: "retry", error: err }
+        : { kind: "refused", error: err, reached: true };
     } finally {
-      this.#inFlight = undefined;
+      this.#inFlight.delete(batch.id);
     }
-    this.#hooks.reached(true);
-    this.#delay = this.#options.backoffMs;
-    this.#finish(batch, "sent");
   }
 
   /** The batch is done with: report it and remove it from the outbox in the background (batched). */

@@ -21,8 +21,8 @@ const STORE_ATTEMPTS = 8;
 export interface StoreOptions {
   maxBytes: number;
   policy: OutboxPolicy;
-  /** A batch being sent right now: drop-oldest leaves it alone (its points may already be on the server). */
-  inFlight?: string | undefined;
+  /** Batches being sent right now: drop-oldest leaves them alone (their points may already be on the server). */
+  inFlight?: ReadonlySet<string>;
 }
 
 export class Outbox {
@@ -70,7 +70,8 @@ export class Outbox {
           `the outbox of live stream ${this.stream} holds ${held} bytes: batch ${entry.id} (${entry.bytes} bytes) would pass its cap of ${maxBytes}`,
         );
     }
-    await this.storage.files.write(entry.path, batch.bytes);
+    // A batch's bytes are never changed once cut: a memory outbox may keep them without a copy.
+    await this.storage.files.write(entry.path, batch.bytes, { handOver: true });
     try {
       for (let attempt = 1; ; attempt++) {
         const dropped =
@@ -97,12 +98,17 @@ export class Outbox {
   }
 
   /** The oldest batches whose removal makes room for `entry` under `maxBytes`. */
-  #oldestToDrop(state: OutboxState, entry: OutboxBatch, maxBytes: number, inFlight?: string): OutboxBatch[] {
+  #oldestToDrop(
+    state: OutboxState,
+    entry: OutboxBatch,
+    maxBytes: number,
+    inFlight?: ReadonlySet<string>,
+  ): OutboxBatch[] {
     let held = outboxBytes(state);
     const dropped: OutboxBatch[] = [];
     for (const b of state.batches) {
       if (held === 0 || held + entry.bytes <= maxBytes) break;
-      if (b.id === inFlight) continue;
+      if (inFlight?.has(b.id)) continue;
       dropped.push(b);
       held -= b.bytes;
     }

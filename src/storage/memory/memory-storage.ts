@@ -3,7 +3,7 @@
 import { AvaError } from "../../errors.js";
 import { ulid } from "../../util/ids.js";
 import { type CatalogLog, LogCatalog, logGap } from "../catalog/log-catalog.js";
-import type { FileInfo, FileStore, Storage } from "../types.js";
+import type { FileInfo, FileStore, Storage, WriteOptions } from "../types.js";
 import type { AutoMaintenanceOptions } from "../../table/maintenance-runner.js";
 
 interface MemoryData {
@@ -21,9 +21,10 @@ const registry = new Map<string, MemoryData>();
 class MemoryFileStore implements FileStore {
   constructor(private readonly data: MemoryData) {}
 
-  async write(path: string, bytes: Uint8Array): Promise<void> {
+  async write(path: string, bytes: Uint8Array, { handOver = false }: WriteOptions = {}): Promise<void> {
     if (this.data.files.has(path)) throw new AvaError("IO_ERROR", `file ${path} already exists`);
-    this.data.files.set(path, { bytes: bytes.slice(), modifiedMs: Date.now() });
+    // A copy unless the caller handed the bytes over: it may reuse its buffer once the write resolves.
+    this.data.files.set(path, { bytes: handOver ? bytes : bytes.slice(), modifiedMs: Date.now() });
   }
 
   async read(path: string): Promise<Uint8Array> {
