@@ -275,7 +275,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
         written = this.#storage.files.write(path, bytes);
       }
       const file: DataFile = { path, rowCount: table.numRows, sizeBytes, stats: columnStats(table) };
-      if (inline) file.inline = inline.inline;
+      if (inline) Object.assign(file, { inline: inline.inline, inlineCrc: inline.inlineCrc });
       if (schemaId) file.schemaId = schemaId; // read back under later versions by it
       addedFiles.push(file);
     }
