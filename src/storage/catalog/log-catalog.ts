@@ -317,8 +317,9 @@ export class LogCatalog implements Catalog {
       }
     } finally {
       // After a publish the staged file is only a leftover; after a failure it was never part of the log.
+      // Either way nothing waits for its removal (vacuum removes what a crash leaves behind).
       staged ??= await staging.catch(() => undefined);
-      await staged?.discard();
+      void staged?.discard().catch(() => {});
     }
   }
 
