@@ -25,9 +25,9 @@ export interface InlineOptions {
   maxBytes?: number;
 }
 
-/** What `inline: true` means. */
+/** The default, and what `inline: true` means. */
 export const INLINE_ON: Required<InlineOptions> = { maxRows: 10, maxBytes: 16 * 1024 };
-/** The default for now: every append is a data file (see TableOptions.inline). */
+/** `inline: false`: every append is a data file. */
 export const INLINE_OFF: Required<InlineOptions> = { maxRows: 0, maxBytes: 0 };
 
 export function toBase64(bytes: Uint8Array): string {

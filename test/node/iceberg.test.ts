@@ -137,11 +137,14 @@ async function ours(t: ava.Table, snapshotId: string): Promise<string[]> {
   return canonical(await t.scan({ snapshotId }).toObjects());
 }
 
-/** The namespace, its table writing Iceberg metadata per commit with the served URL of the storage root. */
+/**
+ * The namespace, its table writing Iceberg metadata per commit with the served URL of the storage root.
+ * Not inlined: these tests read each commit's own data file (inlined appends have their own test below).
+ */
 function lake(location: string) {
   return ava.defineNamespace({
     name: "lake",
-    tables: { events: ava.table({ schema, iceberg: { location } }) },
+    tables: { events: ava.table({ schema, iceberg: { location }, inline: false }) },
   });
 }
 
