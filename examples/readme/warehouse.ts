@@ -39,13 +39,20 @@ await ns.push();
 await ns.positions.append([{ vehicle: "sn-001", lat: 52.52, lon: 13.4 }]);
 // #endregion readme
 
-// Another instance (as another machine would open it) sees the row; the data file is Parquet in the bucket.
+// Another instance (as another machine would open it) sees the row. A one-row append is inlined into the
+// catalog (no file yet); maintenance flushes it into a Parquet file in the bucket.
 const other = await Fleet.open({
   storage: ava.warehouseStorage({
     files: ava.s3FileStore({ bucket: "telemetry", prefix: "warehouse/", client: { endpoint: s3.endpoint } }),
     catalog: ava.postgresCatalog({ connectionString: pg.url(), schema: "avalanche" }),
   }),
 });
+assert.deepEqual(
+  (await other.positions.read()).toArray().map((r) => r.vehicle),
+  ["sn-001"],
+);
+assert.equal((await storage.files.list("data/")).length, 0);
+await ns.maintain({ flush: { maxAgeMs: 0 } });
 assert.deepEqual(
   (await other.positions.read()).toArray().map((r) => r.vehicle),
   ["sn-001"],

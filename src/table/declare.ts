@@ -27,8 +27,8 @@ export interface TableOptions<S extends SchemaSource> {
   drops?: readonly string[];
   /**
    * Small appends committed inside the catalog entry instead of as a data file (flushed to Parquet by
-   * maintenance): `true` is `{ maxRows: 10, maxBytes: 16384 }` (DuckLake's 10 rows). Default false: every
-   * append writes a data file, as before inlining existed.
+   * maintenance): appends of at most `maxRows` rows whose Arrow IPC is at most `maxBytes`. Default (and
+   * `true`) `{ maxRows: 10, maxBytes: 16384 }`, DuckLake's 10 rows; `false`: every append writes a data file.
    */
   inline?: InlineOptions | boolean;
   /**
@@ -100,7 +100,7 @@ export function table<S extends z.ZodObject | A.Schema>(
     rowLineage = true,
     renames = {},
     drops = [],
-    inline = false,
+    inline = true,
     iceberg = false,
   } = options ?? ({} as Partial<TableOptions<S>>);
   if (typeof rowLineage !== "boolean")
@@ -146,7 +146,7 @@ function inlineOptions(inline: InlineOptions | boolean): Required<InlineOptions>
   if (typeof inline !== "object" || inline === null)
     throw new AvaError(
       "INVALID_ARGUMENT",
-      `ava.table({ inline }) must be an object or false, got ${describeValue(inline)}`,
+      `ava.table({ inline }) must be true, false or an object, got ${describeValue(inline)}`,
     );
   const out = { ...INLINE_ON, ...inline };
   for (const [k, v] of Object.entries(out))

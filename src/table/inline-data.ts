@@ -5,6 +5,8 @@
 // append_scan, SQL) reads an inlined one through inlineTable() / dataFileParquet(), with the same
 // statistics and provenance; maintenance flushes them into a real Parquet file with a "compact" snapshot.
 import * as A from "apache-arrow";
+import { crc32 } from "../avro/crc32.js";
+import { AvaError } from "../errors.js";
 import { encodeParquet } from "../parquet/parquet.js";
 import type { DataFile } from "../storage/catalog/model.js";
 import type { FileStore } from "../storage/types.js";
@@ -23,9 +25,9 @@ export interface InlineOptions {
   maxBytes?: number;
 }
 
-/** What `inline: true` means. */
+/** The default, and what `inline: true` means. */
 export const INLINE_ON: Required<InlineOptions> = { maxRows: 10, maxBytes: 16 * 1024 };
-/** The default for now: every append is a data file (see TableOptions.inline). */
+/** `inline: false`: every append is a data file. */
 export const INLINE_OFF: Required<InlineOptions> = { maxRows: 0, maxBytes: 0 };
 
 export function toBase64(bytes: Uint8Array): string {
@@ -42,15 +44,39 @@ export function fromBase64(text: string): Uint8Array {
   return out;
 }
 
-/** The rows of an inlined file (whose `inline` is set). */
+/**
+ * The rows of an inlined file (whose `inline` is set). A payload damaged in the catalog is CATALOG_CORRUPT
+ * naming the file: its CRC-32 catches a changed letter that would still decode (to other values); files
+ * inlined before the CRC was kept are checked by decoding and their row count only.
+ */
 export function inlineTable(file: DataFile): A.Table {
-  return A.tableFromIPC(fromBase64(file.inline!));
+  const damaged = (why: string, cause?: unknown) =>
+    new AvaError("CATALOG_CORRUPT", `inlined rows ${file.path} are damaged in the catalog: ${why}`, {
+      cause,
+    });
+  let bytes: Uint8Array;
+  try {
+    bytes = fromBase64(file.inline!);
+  } catch (cause) {
+    throw damaged("the payload is not base64", cause);
+  }
+  if (file.inlineCrc !== undefined && crc32(bytes) !== file.inlineCrc)
+    throw damaged(`the payload fails its CRC-32 (${crc32(bytes)}, recorded ${file.inlineCrc})`);
+  let table: A.Table;
+  try {
+    table = A.tableFromIPC(bytes);
+  } catch (cause) {
+    throw damaged(`the payload is not an Arrow IPC stream (${String(cause)})`, cause);
+  }
+  if (table.numRows !== file.rowCount)
+    throw damaged(`the payload holds ${table.numRows} rows; the catalog recorded ${file.rowCount}`);
+  return table;
 }
 
-/** The rows as an inline payload: an Arrow IPC stream, base64. */
-export function inlinePayload(table: A.Table): { inline: string; sizeBytes: number } {
+/** The rows as an inline payload: an Arrow IPC stream, base64, with the CRC-32 of the stream. */
+export function inlinePayload(table: A.Table): { inline: string; inlineCrc: number; sizeBytes: number } {
   const bytes = A.tableToIPC(table, "stream");
-  return { inline: toBase64(bytes), sizeBytes: bytes.length };
+  return { inline: toBase64(bytes), inlineCrc: crc32(bytes), sizeBytes: bytes.length };
 }
 
 /** A data file as Parquet bytes (what DuckDB loads): an inlined one is encoded on the way. */

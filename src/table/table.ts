@@ -20,7 +20,7 @@ import type { CatalogState, SnapshotDraft, TableState } from "../storage/catalog
 import { clockOf, type Storage } from "../storage/types.js";
 import { nowMicros, ulid, ulidTimeMs } from "../util/ids.js";
 import { type CompactOptions, type CompactResult, compactTable } from "./compact.js";
-import { INLINE_OFF, INLINE_SUFFIX, inlinePayload } from "./inline-data.js";
+import { INLINE_ON, INLINE_SUFFIX, inlinePayload } from "./inline-data.js";
 import { AppendResult } from "./append-result.js";
 import { type DropResult, dropTable } from "./drop.js";
 import { exportIcebergAfterCommit } from "../iceberg/export.js";
@@ -259,7 +259,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
     const addedFiles: DataFile[] = [];
     let written: Promise<void> = Promise.resolve();
     if (table.numRows > 0) {
-      const { maxRows, maxBytes } = this.declaration.inline ?? INLINE_OFF;
+      const { maxRows, maxBytes } = this.declaration.inline ?? INLINE_ON;
       // A small append rides in its catalog entry (no file to create); maintenance flushes it later.
       const payload = operation === "append" && table.numRows <= maxRows ? inlinePayload(table) : undefined;
       const inline = payload && payload.sizeBytes <= maxBytes ? payload : undefined;
@@ -275,7 +275,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
         written = this.#storage.files.write(path, bytes);
       }
       const file: DataFile = { path, rowCount: table.numRows, sizeBytes, stats: columnStats(table) };
-      if (inline) file.inline = inline.inline;
+      if (inline) Object.assign(file, { inline: inline.inline, inlineCrc: inline.inlineCrc });
       if (schemaId) file.schemaId = schemaId; // read back under later versions by it
       addedFiles.push(file);
     }

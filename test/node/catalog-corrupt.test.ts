@@ -5,21 +5,34 @@ import { cp, mkdtemp, readdir, readFile, rm, unlink, writeFile } from "node:fs/p
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import * as ava from "../../src/index.js";
 import { isAvaError, type Storage } from "../../src/index.js";
 import { nodeStorage } from "../../src/node.js";
 import { LogCatalog } from "../../src/storage/catalog/log-catalog.js";
 import { NodeCatalogLog } from "../../src/storage/node/node-catalog-log.js";
 import { NodeFileStore } from "../../src/storage/node/node-file-store.js";
-import { Docs, expectAvaError } from "../shared/fixtures.js";
+import { z } from "zod";
+import { expectAvaError, telemetry, telemetrySchema } from "../shared/fixtures.js";
+
+/** One-row appends as data files (not inlined): these tests count the files vacuum must leave alone. */
+const Docs = ava.defineNamespace({
+  name: "docs",
+  tables: {
+    plain: ava.table({ schema: z.object({ k: z.string(), v: z.int() }), rowLineage: false, inline: false }),
+  },
+});
 
 const entry = (v: number) => `${String(v).padStart(20, "0")}.json`;
 
-/** A Node storage whose catalog checkpoints every `checkpointEvery` versions (nodeStorage uses 100). */
+/**
+ * A Node storage whose catalog checkpoints every `checkpointEvery` versions exactly (growth 0: whatever
+ * the entries' size; nodeStorage waits for at least 100 versions and entries of half a checkpoint's size).
+ */
 function storageAt(root: string, checkpointEvery = 100): Storage {
   return {
     descriptor: { kind: "node", root },
     files: new NodeFileStore(root, false),
-    catalog: new LogCatalog(new NodeCatalogLog(root, false), { checkpointEvery }),
+    catalog: new LogCatalog(new NodeCatalogLog(root, false), { checkpointEvery, checkpointGrowth: 0 }),
   };
 }
 
@@ -238,4 +251,51 @@ it("a catalog entry that fails to stage (a write refused mid-file, as on a full 
   expect(out).toMatch(/IO_ERROR: staging a catalog entry: EFBIG/);
   expect(await readdir(join(root, "_catalog", "tmp"))).toEqual([]);
   await rm(root, { recursive: true });
+});
+
+describe("inlined rows (a payload in the catalog entry)", () => {
+  const Inl = ava.defineNamespace({
+    name: "inl",
+    tables: { t: ava.table({ schema: telemetrySchema, inline: true }) },
+  });
+
+  /** Version 2 inlines 5 rows; returns the root and the text of its entry. */
+  async function inlinedEntry() {
+    const root = await mkdtemp(join(tmpdir(), "ava-inline-crc-"));
+    const ns = await Inl.open({ storage: nodeStorage({ root }) });
+    await ns.push();
+    const res = await ns.t.append(telemetry("a", 0, 5));
+    expect(res.snapshot.addedFiles[0]!.inlineCrc).toBeTypeOf("number");
+    const file = join(root, "_catalog", "log", entry(2));
+    return { root, file, text: await readFile(file, "utf8"), path: res.snapshot.addedFiles[0]!.path };
+  }
+
+  it("a changed base64 letter is CATALOG_CORRUPT naming the file, not other values", async () => {
+    const { root, file, text, path } = await inlinedEntry();
+    const payload = /"inline":"([^"]+)"/.exec(text)!;
+    // A letter in the middle of the payload (the column values), changed to another valid letter.
+    const at = payload.index + '"inline":"'.length + Math.floor(payload[1]!.length * 0.8);
+    const flipped = text[at] === "A" ? "B" : "A";
+    await writeFile(file, text.slice(0, at) + flipped + text.slice(at + 1));
+    const ns = await Inl.open({ storage: nodeStorage({ root }) });
+    const escaped = path.replace(/[.]/g, "\\.");
+    await expectAvaError(ns.t.read(), "CATALOG_CORRUPT", new RegExp(escaped), /CRC-32/);
+    await expectAvaError(ns.t.scan({ filter: (w) => w.eq("channel", "a") }).toArrow(), "CATALOG_CORRUPT");
+  });
+
+  it("a payload that is not base64 is CATALOG_CORRUPT naming the file", async () => {
+    const { root, file, text, path } = await inlinedEntry();
+    await writeFile(file, text.replace(/"inline":"([^"]{4})/, '"inline":"!@#$'));
+    const ns = await Inl.open({ storage: nodeStorage({ root }) });
+    await expectAvaError(ns.t.read(), "CATALOG_CORRUPT", new RegExp(path.replace(/[.]/g, "\\.")), /base64/);
+  });
+
+  it("an entry inlined before the CRC was kept stays readable", async () => {
+    const { root, file, text } = await inlinedEntry();
+    const old = text.replace(/,"inlineCrc":\d+/, "");
+    expect(old).not.toBe(text);
+    await writeFile(file, old);
+    const ns = await Inl.open({ storage: nodeStorage({ root }) });
+    expect((await ns.t.read()).numRows).toBe(5);
+  });
 });

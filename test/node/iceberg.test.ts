@@ -139,12 +139,13 @@ async function ours(t: ava.Table, snapshotId: string): Promise<string[]> {
 
 /**
  * The namespace, its table writing Iceberg metadata before each commit returns (a version per commit) with
- * the served URL of the storage root.
+ * the served URL of the storage root. Not inlined: these tests read each commit's own data file (inlined
+ * appends have their own test below).
  */
 function lake(location: string) {
   return ava.defineNamespace({
     name: "lake",
-    tables: { events: ava.table({ schema, iceberg: { location, background: false } }) },
+    tables: { events: ava.table({ schema, iceberg: { location, background: false }, inline: false }) },
   });
 }
 

@@ -10,6 +10,8 @@ import { nodeStorage } from "../../src/node.js";
 import { batchesOf, batchRows, Rel } from "../shared/rel.js";
 
 const APPEND = join(import.meta.dirname, "fixtures", "append-child.ts");
+/** Batches over the inlining limit (10 rows): data files, which the crash tests below count. */
+const FILE_ROWS = 12;
 const MAINTAIN = join(import.meta.dirname, "fixtures", "maintain-child.ts");
 
 function child(script: string, args: string[]): ChildProcess {
@@ -69,26 +71,26 @@ describe("maintenance across processes", () => {
   }, 180_000);
 
   it("SIGKILL mid-compaction: the state before it, and the merged file is an orphan vacuum removes", async () => {
-    const { root, ns } = await seeded(6);
+    const { root, ns } = await seeded(6, FILE_ROWS);
     const before = await ns.batches.history();
     const r = await exited(child(MAINTAIN, [root, "kill-mid-compact"]));
     expect(r.signal).toBe("SIGKILL");
-    const after = await expectExact(root, 6, 10);
+    const after = await expectExact(root, 6, FILE_ROWS);
     expect((await after.batches.history()).map((s) => s.id)).toEqual(before.map((s) => s.id));
     expect(await after.storage.files.list("data/")).toHaveLength(7); // 6 live + the merged orphan
     await after.maintain({ graceMs: 0, orphanAgeMs: 0, compact: false, retain: false });
     expect(await after.storage.files.list("data/")).toHaveLength(6);
     // And compaction still works afterwards.
     expect((await after.batches.compact()).filesRemoved).toBe(6);
-    await expectExact(root, 6, 10);
+    await expectExact(root, 6, FILE_ROWS);
   }, 60_000);
 
   it("SIGKILL mid-deletion after expiry: the expiry holds, the rest is deleted by the next run", async () => {
-    const { root, ns } = await seeded(6);
+    const { root, ns } = await seeded(6, FILE_ROWS);
     await ns.batches.compact();
     const r = await exited(child(MAINTAIN, [root, "kill-mid-delete"]));
     expect(r.signal).toBe("SIGKILL");
-    const after = await expectExact(root, 6, 10);
+    const after = await expectExact(root, 6, FILE_ROWS);
     expect((await after.batches.history()).map((s) => s.operation)).toEqual(["compact"]);
     const state = await after.storage.catalog.current();
     expect(state.tables["rel.batches"]!.doomed).toHaveLength(6); // two already deleted, not yet forgotten
@@ -98,12 +100,12 @@ describe("maintenance across processes", () => {
     expect((await after.storage.files.list("data/")).map((f) => f.path)).toEqual(
       state.tables["rel.batches"]!.history.liveFiles.map((f) => f.path),
     );
-    await expectExact(root, 6, 10);
+    await expectExact(root, 6, FILE_ROWS);
   }, 60_000);
 
   it("a maintainer killed at random points while a writer appends: state always whole, leftovers removed", async () => {
-    const { root } = await seeded(4);
-    const writer = child(APPEND, [root, "w", "0", "10"]);
+    const { root } = await seeded(4, FILE_ROWS);
+    const writer = child(APPEND, [root, "w", "0", String(FILE_ROWS)]);
     const writing = exited(writer);
     for (let round = 0; round < 6; round++) {
       const m = child(MAINTAIN, [root, "maintain-loop"]);
@@ -116,7 +118,7 @@ describe("maintenance across processes", () => {
       const current = (await ns.batches.currentSnapshot())!;
       const rows = await ns.batches.read({ snapshotId: current.id });
       expect(rows.numRows).toBe(current.totalRows);
-      expect([...batchesOf(rows).values()].every((n) => n === 10)).toBe(true);
+      expect([...batchesOf(rows).values()].every((n) => n === FILE_ROWS)).toBe(true);
     }
     writer.kill("SIGKILL");
     await writing;
@@ -127,7 +129,7 @@ describe("maintenance across processes", () => {
     const onDisk = (await ns.storage.files.list("data/")).map((f) => f.path).sort();
     expect(onDisk).toEqual([...table.history.referencedFiles()].sort());
     const perBatch = batchesOf(await ns.batches.read());
-    expect([...perBatch.values()].every((n) => n === 10)).toBe(true);
+    expect([...perBatch.values()].every((n) => n === FILE_ROWS)).toBe(true);
     // The seed batches and every batch of the writer up to its last commit, each once.
     const seen = [...perBatch.keys()].filter((k) => k.startsWith("w/")).map((k) => Number(k.split("/")[1]));
     expect(seen.sort((a, b) => a - b)).toEqual(seen.map((_, i) => i));

@@ -6,6 +6,7 @@ import type * as A from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import * as ava from "../../src/index.js";
 import type { Storage } from "../../src/index.js";
+import { serializeState } from "../../src/storage/catalog/checkpoint.js";
 import { pinSnapshot } from "../../src/table/pins.js";
 import { Docs, expectAvaError, telemetry, telemetrySchema } from "./fixtures.js";
 
@@ -160,7 +161,11 @@ export function describeMaintenance(name: string, target: MaintenanceTarget) {
         clock.advance(HOUR);
       }
       // Snapshots 1..10 are 10h..1h old; keep 4h of them, and at least 2.
-      const result = await ns.maintain({ retain: { maxAgeMs: 4 * HOUR, minSnapshots: 2 }, compact: false });
+      const result = await ns.maintain({
+        retain: { maxAgeMs: 4 * HOUR, minSnapshots: 2 },
+        compact: false,
+        flush: false, // the appends stay inlined: a flush would add a snapshot
+      });
       expect(result.snapshotsExpired).toBe(6);
       const history = await ns.telemetry.history();
       expect(history.map((s) => s.sequenceNumber)).toEqual([7, 8, 9, 10]);
@@ -177,7 +182,7 @@ export function describeMaintenance(name: string, target: MaintenanceTarget) {
       expect(keys(await ns.telemetry.read())).toEqual(rowsAt[9]);
       // Count wins over age: everything is old now, two are kept.
       clock.advance(100 * HOUR);
-      await ns.maintain({ retain: { maxAgeMs: 0, minSnapshots: 2 }, compact: false });
+      await ns.maintain({ retain: { maxAgeMs: 0, minSnapshots: 2 }, compact: false, flush: false });
       expect((await ns.telemetry.history()).map((s) => s.sequenceNumber)).toEqual([9, 10]);
     });
 
@@ -191,7 +196,7 @@ export function describeMaintenance(name: string, target: MaintenanceTarget) {
         ids.push((await ns.telemetry.append(telemetry("k", i * 10, 1))).snapshotId);
         clock.advance(HOUR);
       }
-      const retain = { retain: { maxAgeMs: 0, minSnapshots: 1 }, compact: false as const };
+      const retain = { retain: { maxAgeMs: 0, minSnapshots: 1 }, compact: false, flush: false } as const;
       // The consumer has taken snapshots 1..3: it still needs 4 onwards.
       await ava.consume(ns.telemetry, { key: "slow", maxSnapshots: 3 }, () => {});
       await ns.maintain(retain);
@@ -373,6 +378,32 @@ export function describeMaintenance(name: string, target: MaintenanceTarget) {
       );
       await expectAvaError(ns.vacuum({ olderThanMs: -1 }), "INVALID_ARGUMENT", /olderThanMs/);
       expect((await storage.catalog.current()).version).toBe(version);
+    });
+
+    it("without maintenance, checkpoints are thinned: catalog bytes grow with the state, not its square", async () => {
+      const clock = testClock();
+      const location = await target.fresh();
+      const storage = location.open({ now: clock.now });
+      const ns = await Inl.open({ storage });
+      await ns.push();
+      const lagging = await Inl.open({ storage: location.open({ now: clock.now }) });
+      expect(await lagging.telemetry.history()).toHaveLength(0);
+      const commits = 1200;
+      for (let i = 0; i < commits; i++) {
+        await ns.telemetry.append(telemetry("c", i, 1));
+        clock.advance(1000);
+      }
+      // Readers that opened long ago catch up from the log; fresh ones open from the newest checkpoint.
+      expect((await lagging.telemetry.read()).numRows).toBe(commits);
+      const fresh = await Inl.open({ storage: location.open({ now: clock.now }) });
+      expect((await fresh.telemetry.read()).numRows).toBe(commits);
+      expect(await fresh.telemetry.history()).toHaveLength(commits);
+      if (target.catalogBytes) {
+        const state = serializeState(await storage.catalog.current()).length;
+        // A checkpoint every 100 versions, all kept, would hold ~6.5 states by now (and ever more): the
+        // log itself is about one state, the few kept checkpoints a couple more.
+        expect(await target.catalogBytes(storage)).toBeLessThan(5 * state);
+      }
     });
 
     it("soak: many small appends under auto maintenance stay bounded and exact", async () => {

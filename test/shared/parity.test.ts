@@ -9,7 +9,8 @@ import { expectAvaError } from "./fixtures.js";
 const Strict = ava.defineNamespace({
   name: "strict",
   tables: {
-    items: ava.table({ schema: z.strictObject({ id: z.string(), n: z.int() }) }),
+    // A data file per append (not inlined): tests here count the files a scan reads and a drop deletes.
+    items: ava.table({ schema: z.strictObject({ id: z.string(), n: z.int() }), inline: false }),
     plain: ava.table({ schema: z.object({ id: z.string() }), rowLineage: false }),
     totals: ava.table({ schema: z.object({ total: z.int() }) }),
   },

@@ -17,6 +17,7 @@ it("round-trips every supported column type through Parquet", async () => {
       o: z.object({ a: z.string(), n: z.array(z.object({ q: z.bigint() })) }),
       j: ava.json(),
     }),
+    inline: false, // a Parquet data file even for two rows
   });
   const ns = await ava.defineNamespace({ name: "pq", tables: { t } }).open({ storage: ava.memoryStorage() });
   await ns.push();

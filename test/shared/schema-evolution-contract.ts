@@ -214,6 +214,7 @@ export function describeSchemaEvolution(name: string, target: StorageTarget) {
     it("refuses incompatible changes before anything is written, naming table, column and the way out", async () => {
       const { storage } = await evolved(target);
       const before = (await storage.catalog.current()).version;
+      const filesBefore = await storage.files.list("data/");
       const attempt = (items: z.ZodObject, options: Partial<ava.TableOptions<z.ZodObject>> = {}) =>
         shop(items, m1, options)
           .open({ storage })
@@ -277,7 +278,7 @@ export function describeSchemaEvolution(name: string, target: StorageTarget) {
         /"k" changes type from int64 to int32/,
       );
       expect((await storage.catalog.current()).version).toBe(before);
-      expect(await storage.files.list("data/")).toHaveLength(6); // no file was written either
+      expect(await storage.files.list("data/")).toEqual(filesBefore); // no file was written either
     });
 
     it("refuses reads and writes through an older or not yet pushed declaration", async () => {

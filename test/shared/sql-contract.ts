@@ -371,7 +371,8 @@ export function describeSqlHardening(name: string, target: SqlTarget): void {
     it("names a deleted data file as an AvaError", async () => {
       const { ns, db } = await openOdd();
       try {
-        const r = await ns.rows.append({ k: "c", v: 3 });
+        // 11 rows: over the inlining limit, so a data file to delete.
+        const r = await ns.rows.append(Array.from({ length: 11 }, (_, i) => ({ k: `c${i}`, v: i })));
         await ns.storage.files.delete(r.snapshot.addedFiles[0]!.path);
         await expectAvaError(db.query("SELECT count(*) FROM rows"), "NOT_FOUND", /odd\.rows/);
       } finally {

@@ -147,7 +147,8 @@ export function describeStorage(name: string, target: StorageTarget) {
         const storage = (await target.fresh()).open();
         const ns = await Docs.open({ storage });
         await ns.push();
-        const r = await ns.telemetry.append(telemetry("x", 0, 4));
+        // 12 rows: over the inlining limit (10), so a data file.
+        const r = await ns.telemetry.append(telemetry("x", 0, 12));
         const path = r.snapshot.addedFiles[0]!.path;
         await storage.files.delete(path);
         await expectAvaError(
@@ -162,8 +163,8 @@ export function describeStorage(name: string, target: StorageTarget) {
         const storage = (await target.fresh()).open();
         const ns = await Docs.open({ storage });
         await ns.push();
-        const a = (await ns.telemetry.append(telemetry("a", 0, 4))).snapshot.addedFiles[0]!.path;
-        const b = (await ns.telemetry.append(telemetry("a-much-longer-channel", 0, 4))).snapshot
+        const a = (await ns.telemetry.append(telemetry("a", 0, 12))).snapshot.addedFiles[0]!.path;
+        const b = (await ns.telemetry.append(telemetry("a-much-longer-channel", 0, 12))).snapshot
           .addedFiles[0]!;
         const other = await storage.files.read(b.path);
         await storage.files.delete(a);
@@ -181,7 +182,7 @@ export function describeStorage(name: string, target: StorageTarget) {
         const storage = (await target.fresh()).open();
         const ns = await Docs.open({ storage });
         await ns.push();
-        const r = await ns.telemetry.append(telemetry("x", 0, 4));
+        const r = await ns.telemetry.append(telemetry("x", 0, 12)); // a data file, not inlined
         const path = r.snapshot.addedFiles[0]!.path;
         const good = await storage.files.read(path);
         await storage.files.delete(path);

@@ -129,6 +129,15 @@ export class IndexedDbLog implements CatalogLog {
     return out;
   }
 
+  async removeCheckpoints(versions: readonly number[]): Promise<void> {
+    try {
+      const tx = (await this.#db()).transaction("checkpoints", "readwrite");
+      await Promise.all([...versions.map((v) => tx.store.delete(v)), tx.done]);
+    } catch (err) {
+      throw toAvaError(err, `removing catalog checkpoints ${versions.join(", ")}`);
+    }
+  }
+
   async removeBefore(version: number): Promise<string[]> {
     try {
       // One transaction: the checkpoints and the entries they cover go together, or neither does.

@@ -3,6 +3,7 @@
 // that table) — the split Iceberg makes between its snapshot log and its manifests. Snapshots removed by
 // retention (expireSnapshots) leave a base: the live files as of the oldest kept snapshot, from which the
 // later kept snapshots replay (files only expired snapshots read are then referenced by nothing).
+import { AppendOnly } from "./append-only.js";
 import type { DataFile, Snapshot } from "./model.js";
 
 /** What expired snapshots leave behind: where the retained history starts. */
@@ -43,11 +44,12 @@ export function liveFilesOf(snapshots: readonly Snapshot[], base: readonly DataF
 }
 
 export class TableHistory {
-  #snapshots: readonly Snapshot[] | undefined;
+  /** Every kept snapshot, once parsed. */
+  #all: AppendOnly<Snapshot> | undefined;
   /** For a history not yet parsed: the checkpoint's loader, and the snapshots committed after it. */
   #load: (() => readonly Snapshot[]) | undefined;
-  #appended: readonly Snapshot[] = [];
-  #liveFiles: readonly DataFile[] | undefined;
+  #appended: AppendOnly<Snapshot> = AppendOnly.of([]);
+  #live: AppendOnly<DataFile> | undefined;
   /** The newest snapshot; undefined before the first commit. */
   readonly current: Snapshot | undefined;
   /** How many snapshots are kept (expired ones are not counted). */
@@ -63,8 +65,8 @@ export class TableHistory {
 
   static empty(): TableHistory {
     const h = new TableHistory(undefined, 0, undefined);
-    h.#snapshots = [];
-    h.#liveFiles = [];
+    h.#all = AppendOnly.of([]);
+    h.#live = AppendOnly.of([]);
     return h;
   }
 
@@ -84,14 +86,19 @@ export class TableHistory {
     return h;
   }
 
+  /** The snapshots, parsing them on first use (the loader's array is shared, so it is copied, not grown). */
+  #snapshots(): AppendOnly<Snapshot> {
+    this.#all ??= AppendOnly.of([...this.#load!(), ...this.#appended.slice(0)]);
+    return this.#all;
+  }
+
   get snapshots(): readonly Snapshot[] {
-    this.#snapshots ??= [...this.#load!(), ...this.#appended];
-    return this.#snapshots;
+    return this.#snapshots().toArray();
   }
 
   get liveFiles(): readonly DataFile[] {
-    this.#liveFiles ??= this.liveFilesAt(this.snapshots.length - 1);
-    return this.#liveFiles;
+    this.#live ??= AppendOnly.of(this.liveFilesAt(this.length - 1));
+    return this.#live.toArray();
   }
 
   /**
@@ -99,41 +106,49 @@ export class TableHistory {
    * always recent, so the search usually stops within a few snapshots.
    */
   withIdempotencyKey(key: string): Snapshot | undefined {
-    const all = this.snapshots;
-    for (let i = all.length - 1; i >= 0; i--) if (all[i]!.idempotencyKey === key) return all[i];
+    const all = this.#snapshots();
+    for (let i = all.length - 1; i >= 0; i--) if (all.at(i)!.idempotencyKey === key) return all.at(i);
     return undefined;
   }
 
   /** The live files as of the kept snapshot at `index` of `snapshots` (time travel). */
   liveFilesAt(index: number): DataFile[] {
-    if (!this.base) return liveFilesOf(this.snapshots.slice(0, index + 1));
-    return liveFilesOf(this.snapshots.slice(1, index + 1), this.base.files);
+    const all = this.#snapshots();
+    if (!this.base) return liveFilesOf(all.slice(0, index + 1));
+    return liveFilesOf(all.slice(1, index + 1), this.base.files);
   }
 
   /** Every data file a kept snapshot can read: the base's and those later kept snapshots added. */
   referencedFiles(): Set<string> {
     const paths = new Set((this.base?.files ?? []).map((f) => f.path));
-    for (const s of this.snapshots.slice(this.base ? 1 : 0)) for (const f of s.addedFiles) paths.add(f.path);
+    for (const s of this.#snapshots().slice(this.base ? 1 : 0))
+      for (const f of s.addedFiles) paths.add(f.path);
     return paths;
   }
 
-  /** A new history with one more snapshot (this one is left unchanged, and unparsed if it was). */
+  /**
+   * A new history with one more snapshot (this one is left unchanged, and unparsed if it was). O(1) for
+   * the usual commit, an append to the newest history (see AppendOnly).
+   */
   append(snapshot: Snapshot, removeAll: boolean): TableHistory {
     const next = new TableHistory(snapshot, this.length + 1, this.base);
-    if (this.#snapshots) {
-      next.#snapshots = [...this.#snapshots, snapshot];
-      if (removeAll) next.#liveFiles = [...snapshot.addedFiles];
-      else if (this.#liveFiles) next.#liveFiles = applySnapshotFiles(this.#liveFiles, snapshot);
-    } else {
+    if (this.#all) next.#all = this.#all.append(snapshot);
+    else {
       next.#load = this.#load;
-      next.#appended = [...this.#appended, snapshot];
+      next.#appended = this.#appended.append(snapshot);
     }
+    if (removeAll) next.#live = AppendOnly.of([...snapshot.addedFiles]);
+    else if (this.#live)
+      next.#live =
+        snapshot.removedFiles.length === 0
+          ? this.#live.append(...snapshot.addedFiles)
+          : AppendOnly.of(applySnapshotFiles(this.#live.slice(0), snapshot));
     return next;
   }
 
   /** A new history without the snapshots up to sequence `through` (they must not include the current one). */
   expire(through: number): TableHistory {
-    const all = this.snapshots;
+    const all = this.#snapshots().slice(0);
     const cut = all.findIndex((s) => s.sequenceNumber > through);
     const gone = all.slice(0, cut);
     const last = gone.at(-1);
@@ -144,8 +159,8 @@ export class TableHistory {
       files: this.liveFilesAt(cut),
     };
     const next = new TableHistory(this.current, all.length - gone.length, base);
-    next.#snapshots = all.slice(cut);
-    next.#liveFiles = this.#liveFiles;
+    next.#all = AppendOnly.of(all.slice(cut));
+    next.#live = this.#live;
     return next;
   }
 }

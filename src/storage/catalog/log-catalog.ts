@@ -1,7 +1,9 @@
 // A Catalog over an append-only log of commits (Delta-style): entry N holds the ops of version N and is
 // created only if no entry N exists, which is the one atomic step of a commit. A writer that loses the race
 // catches up, re-applies its ops to the new state (appends rebase; explicit expectations may now conflict)
-// and tries N+1. Checkpoints of the whole state every `checkpointEvery` versions keep opening fast.
+// and tries N+1. Checkpoints of the whole state keep opening fast: one is written when the entries since the
+// last one add up to a share of its size (so their total bytes grow linearly with history, not
+// quadratically), and older ones are thinned out as newer ones arrive (see checkpoint-retention.ts).
 import { AvaError, isAvaError } from "../../errors.js";
 import type { Catalog } from "../types.js";
 import { applyOps, type CatalogOp, type CatalogState, type CommitResult, EMPTY_STATE } from "./state.js";
@@ -11,6 +13,7 @@ import {
   deserializeState,
   serializeState,
 } from "./checkpoint.js";
+import { checkpointsToPrune } from "./checkpoint-retention.js";
 import { checked, logEntry } from "./validate.js";
 
 /** The error for a log with a hole: entries were lost, so no state built from it can be trusted. */
@@ -48,6 +51,11 @@ export interface CatalogLog {
   removeBefore?(version: number): Promise<string[]>;
   /** Every checkpoint's version and its first `bytes` bytes (for cleanup, which reads their time). */
   checkpointHeads?(bytes: number): Promise<{ version: number; head: Uint8Array }[]>;
+  /**
+   * Removes these checkpoints (and no log entry: readers catch up from the entries, and open from the
+   * newest checkpoint, which is never among them). Absent: checkpoints stay until cleanup.
+   */
+  removeCheckpoints?(versions: readonly number[]): Promise<void>;
 }
 
 /** An entry written but not yet in the log; publishing it under a version is the atomic commit step. */
@@ -74,7 +82,14 @@ interface LogEntry {
 }
 
 export interface LogCatalogOptions {
+  /** The fewest versions between two checkpoints (default 100). */
   checkpointEvery?: number;
+  /**
+   * Past `checkpointEvery`, a checkpoint is written once the entries since the last one reach this share
+   * of its size (default 0.5): few checkpoints while history is large, a replay at open of at most that
+   * share of the state.
+   */
+  checkpointGrowth?: number;
   /** The clock checkpoints are stamped with (cleanup's grace period is measured on it). Default Date.now. */
   now?: () => number;
   /** How long a commit keeps rebasing under contention before it gives up with COMMIT_CONFLICT. */
@@ -86,6 +101,9 @@ export class LogCatalog implements Catalog {
   #loading: Promise<CatalogState> | undefined;
   readonly #log: CatalogLog;
   readonly #checkpointEvery: number;
+  readonly #checkpointGrowth: number;
+  /** What this instance knows of the newest checkpoint, and the entry bytes it has seen after it. */
+  #sinceCheckpoint = { version: 0, bytes: 0, entryBytes: 0 };
   readonly #retryForMs: number;
   readonly #now: () => number;
   readonly #listeners = new Set<(state: CatalogState) => void>();
@@ -93,11 +111,17 @@ export class LogCatalog implements Catalog {
 
   constructor(
     log: CatalogLog,
-    { checkpointEvery = 100, retryForMs = 30_000, now = Date.now }: LogCatalogOptions = {},
+    {
+      checkpointEvery = 100,
+      checkpointGrowth = 0.5,
+      retryForMs = 30_000,
+      now = Date.now,
+    }: LogCatalogOptions = {},
   ) {
     this.#log = log;
     this.#now = now;
     this.#checkpointEvery = checkpointEvery;
+    this.#checkpointGrowth = checkpointGrowth;
     this.#retryForMs = retryForMs;
   }
 
@@ -184,7 +208,10 @@ export class LogCatalog implements Catalog {
    */
   async #open(): Promise<CatalogState> {
     const checkpoint = await this.#log.latestCheckpoint();
-    if (!checkpoint) return this.#replay(EMPTY_STATE, await this.#log.readFrom(1), 1);
+    if (!checkpoint) {
+      this.#sinceCheckpoint = { version: 0, bytes: 0, entryBytes: 0 };
+      return this.#replay(EMPTY_STATE, await this.#log.readFrom(1), 1);
+    }
     const name = `checkpoint ${checkpoint.version}`;
     let fromCheckpoint: CatalogState | undefined;
     let damage: AvaError | undefined;
@@ -206,8 +233,10 @@ export class LogCatalog implements Catalog {
           `${name} exists but catalog entry ${checkpoint.version} (${this.#entryName(checkpoint.version)}) does not: the log was lost`,
         );
       }
+      this.#sinceCheckpoint = { version: checkpoint.version, bytes: checkpoint.state.length, entryBytes: 0 };
       return this.#replay(fromCheckpoint, texts.slice(1), checkpoint.version + 1);
     }
+    this.#sinceCheckpoint = { version: 0, bytes: 0, entryBytes: 0 }; // the damaged one is to be replaced
     const beyond = (why: string, cause?: unknown) =>
       new AvaError("CATALOG_CORRUPT", `${damage!.message}; the log cannot replace it: ${why}`, { cause });
     let replayed: CatalogState;
@@ -222,6 +251,7 @@ export class LogCatalog implements Catalog {
 
   #replay(state: CatalogState, texts: readonly string[], from: number): CatalogState {
     texts.forEach((text, i) => {
+      this.#sinceCheckpoint.entryBytes += text.length;
       // An entry was judged when it was committed: one that does not apply on replay is damaged.
       state = this.#parse(from + i, () => {
         const entry = checked<LogEntry>(JSON.parse(text), logEntry, "entry");
@@ -260,7 +290,8 @@ export class LogCatalog implements Catalog {
       base = await this.current();
       applied = applyOps(base, ops); // COMMIT_CONFLICT / NOT_FOUND / SCHEMA_MISMATCH
     }
-    const staging = this.#log.stage(JSON.stringify({ ops: [...ops] } satisfies LogEntry));
+    const text = JSON.stringify({ ops: [...ops] } satisfies LogEntry);
+    const staging = this.#log.stage(text);
     let staged: StagedEntry | undefined;
     try {
       [staged] = await Promise.all([staging, dependsOn]);
@@ -269,7 +300,8 @@ export class LogCatalog implements Catalog {
           if (this.#state === base) this.#advance(applied.state);
           // Another catch-up moved the held state meanwhile: subscribers learn of this commit from a new one.
           else if (this.#listeners.size > 0) void this.current().catch(() => {});
-          if (applied.state.version % this.#checkpointEvery === 0) await this.#checkpoint(applied.state);
+          this.#sinceCheckpoint.entryBytes += text.length;
+          if (this.#checkpointDue(applied.state.version)) await this.#checkpoint(applied.state);
           return { version: applied.state.version, snapshots: applied.snapshots };
         }
         if (Date.now() > deadline) {
@@ -285,18 +317,45 @@ export class LogCatalog implements Catalog {
       }
     } finally {
       // After a publish the staged file is only a leftover; after a failure it was never part of the log.
+      // Either way nothing waits for its removal (vacuum removes what a crash leaves behind).
       staged ??= await staging.catch(() => undefined);
-      await staged?.discard();
+      void staged?.discard().catch(() => {});
     }
+  }
+
+  /**
+   * Whether a commit at `version` writes a checkpoint. A state read from a checkpoint of S bytes is
+   * replayed from at most `checkpointGrowth` × S bytes of entries; a fixed cadence instead would write the
+   * whole (growing) state every so many commits, quadratic bytes in all.
+   */
+  #checkpointDue(version: number): boolean {
+    const since = this.#sinceCheckpoint;
+    if (version - since.version < this.#checkpointEvery) return false;
+    return since.entryBytes >= this.#checkpointGrowth * since.bytes;
   }
 
   async #checkpoint(state: CatalogState): Promise<void> {
     try {
-      await this.#log.writeCheckpoint(state.version, serializeState(state, this.#now()));
+      const bytes = serializeState(state, this.#now());
+      await this.#log.writeCheckpoint(state.version, bytes);
+      if (state.version >= this.#sinceCheckpoint.version)
+        this.#sinceCheckpoint = { version: state.version, bytes: bytes.length, entryBytes: 0 };
+      await this.#pruneCheckpoints();
     } catch (err) {
       // A checkpoint only speeds up opening; the log stays the truth, so a failed one is not the commit's failure.
       if (!isAvaError(err)) throw err;
     }
+  }
+
+  /** Thins out older checkpoints, keeping those cleanup's grace period may still need. */
+  async #pruneCheckpoints(): Promise<void> {
+    if (!this.#log.removeCheckpoints || !this.#log.checkpointHeads) return;
+    const heads = await this.#log.checkpointHeads(CHECKPOINT_HEAD_BYTES);
+    const prune = checkpointsToPrune(
+      heads.map(({ version, head }) => ({ version, writtenMs: checkpointWrittenMs(head) })),
+      this.#now(),
+    );
+    if (prune.length > 0) await this.#log.removeCheckpoints(prune);
   }
 
   vacuum(olderThanMs: number): Promise<string[]> {

@@ -25,6 +25,8 @@ export interface DataFile {
   schemaId?: number;
   /** An inlined small append: its rows as a base64 Arrow IPC stream, kept in the catalog (no file is written). */
   inline?: string;
+  /** CRC-32 of the inlined IPC stream (absent in files inlined before it was kept). */
+  inlineCrc?: number;
 }
 
 /** "compact": files merged into fewer, the same rows (see table.compact()); consumers skip it. */

@@ -70,7 +70,14 @@ const statValue: Check = (v, path) =>
 
 const columnStats = shape({ nullCount: num, min: opt(statValue), max: opt(statValue) });
 
-export const dataFile = shape({ path: str, rowCount: num, sizeBytes: num, stats: recordOf(columnStats) });
+export const dataFile = shape({
+  path: str,
+  rowCount: num,
+  sizeBytes: num,
+  stats: recordOf(columnStats),
+  inline: opt(str),
+  inlineCrc: opt(num),
+});
 
 export const snapshot = shape({
   id: str,

@@ -83,6 +83,9 @@ class MemoryLog implements CatalogLog {
       head: state.subarray(0, bytes),
     }));
   }
+  async removeCheckpoints(versions: readonly number[]) {
+    for (const v of versions) this.data.checkpoints.delete(v);
+  }
   async removeBefore(version: number) {
     const data = this.data;
     const removed: string[] = [];

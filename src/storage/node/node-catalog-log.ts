@@ -140,11 +140,19 @@ export class NodeCatalogLog implements CatalogLog {
   }
 
   async latestCheckpoint(): Promise<{ version: number; state: Uint8Array } | undefined> {
-    const versions = await versionsIn(this.#checkpointDir, "jsonl", "listing catalog checkpoints");
-    versions.sort((a, b) => b - a);
-    const version = versions[0];
-    if (version === undefined) return undefined;
-    return { version, state: await readFile(join(this.#checkpointDir, `${pad(version)}.jsonl`)) };
+    // A writer may thin out checkpoints between the listing and the read (never the newest few): then
+    // the listing is out of date, and the next one names a newer checkpoint.
+    for (let attempt = 0; ; attempt++) {
+      const versions = await versionsIn(this.#checkpointDir, "jsonl", "listing catalog checkpoints");
+      const version = Math.max(...versions);
+      if (versions.length === 0) return undefined;
+      try {
+        return { version, state: await readFile(join(this.#checkpointDir, `${pad(version)}.jsonl`)) };
+      } catch (err) {
+        if ((err as { code?: string }).code !== "ENOENT" || attempt >= 10)
+          throw ioError(err, `reading catalog checkpoint ${version}`);
+      }
+    }
   }
 
   async writeCheckpoint(version: number, state: Uint8Array): Promise<void> {
@@ -174,6 +182,10 @@ export class NodeCatalogLog implements CatalogLog {
       }
     }
     return out;
+  }
+
+  async removeCheckpoints(versions: readonly number[]): Promise<void> {
+    for (const v of versions) await unlink(join(this.#checkpointDir, `${pad(v)}.jsonl`)).catch(() => {});
   }
 
   async removeBefore(version: number): Promise<string[]> {

@@ -1,6 +1,7 @@
 // Every path the Node adapter touches is resolved inside `root`; anything that would leave it is refused.
 // Plus the two filesystem habits both Node files share: exclusive writes and AvaError mapping.
-import { open, realpath } from "node:fs/promises";
+import { close, fdatasync, open, write } from "node:fs";
+import { realpath } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { AvaError, isAvaError } from "../../errors.js";
 
@@ -33,15 +34,29 @@ export function ioError(err: unknown, what: string): AvaError {
   return new AvaError("IO_ERROR", `${what}: ${(err as Error).message}`, { cause: err });
 }
 
-/** Creates `full` with `bytes`, failing if it exists; with `fsync`, durable when the promise resolves. */
-export async function writeNewFile(full: string, bytes: string | Uint8Array, fsync: boolean): Promise<void> {
-  const handle = await open(full, "wx");
-  try {
-    await handle.writeFile(bytes);
-    if (fsync) await handle.sync();
-  } finally {
-    await handle.close();
-  }
+/**
+ * Creates `full` with `bytes`, failing if it exists; with `fsync`, durable when the promise resolves.
+ * One chain of callbacks (open, write, fdatasync, close: four thread-pool trips and no FileHandle) —
+ * a small commit is mostly this, and the promise API's wrappers and writeFile's extra steps cost ~10%.
+ * fdatasync flushes the data and the size a reader needs, not the timestamps fsync would add.
+ */
+export function writeNewFile(full: string, bytes: string | Uint8Array, fsync: boolean): Promise<void> {
+  const data = typeof bytes === "string" ? Buffer.from(bytes) : bytes;
+  return new Promise((resolve, reject) => {
+    open(full, "wx", (openErr, fd) => {
+      if (openErr) return reject(openErr);
+      const finish = (err: NodeJS.ErrnoException | null) =>
+        close(fd, (closeErr) => (err || closeErr ? reject(err ?? closeErr) : resolve()));
+      const writeFrom = (offset: number): void =>
+        write(fd, data, offset, data.length - offset, null, (err, written) => {
+          if (err) return finish(err);
+          if (offset + written < data.length) return writeFrom(offset + written);
+          if (fsync) fdatasync(fd, finish);
+          else finish(null);
+        });
+      writeFrom(0);
+    });
+  });
 }
 
 /**

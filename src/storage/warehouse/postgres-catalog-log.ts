@@ -166,6 +166,14 @@ export class PostgresCatalogLog implements CatalogLog {
     return rows.map((r) => ({ version: Number(r.version), head: bytesOf(r.head) }));
   }
 
+  async removeCheckpoints(versions: readonly number[]): Promise<void> {
+    await this.#rows(
+      `removing catalog checkpoints ${versions.join(", ")}`,
+      `DELETE FROM ${this.#s}.checkpoints WHERE version = ANY($1::bigint[])`,
+      [versions],
+    );
+  }
+
   async removeBefore(version: number): Promise<string[]> {
     // One transaction: checkpoints and the entries they cover go together, or neither does.
     return transaction(this.#q, `removing catalog entries before ${version}`, async (client) => {
