@@ -221,7 +221,7 @@ describe("avalanche-web run, runs, rerun", () => {
     expect(shown.writes.store).toEqual([expect.objectContaining({ table: "ops.readings", rows: 4 })]);
     const text = cli(["runs", "show", runId]).stdout;
     expect(text).toMatch(/^status:\s+success$/m);
-    expect(text).toMatch(/^store\s+step\s+success\s+\d+ ms/m);
+    expect(text).toMatch(/^store\s+step\s+success\s+(\d+ ms|[\d.]+ s)/m);
     expect(text).toMatch(/^ {2}wrote 4 rows to ops.readings \(snapshot \w+\)$/m);
   }, 240_000); // each command is a process starting tsx
 
@@ -231,7 +231,7 @@ describe("avalanche-web run, runs, rerun", () => {
     expect(r.stdout).toMatch(/^ {2}explode failed: INVALID_ARGUMENT: explode always fails$/m);
     const id = /^run (\S+) failed/m.exec(r.stdout)![1]!;
     expect(cli(["runs", "show", id]).stdout).toMatch(
-      /^explode\s+step\s+failed\s+\d+ ms\s+INVALID_ARGUMENT: explode always fails$/m,
+      /^explode\s+step\s+failed\s+(\d+ ms|[\d.]+ s)\s+INVALID_ARGUMENT: explode always fails$/m,
     );
   }, 240_000); // each command is a process starting tsx
 
