@@ -411,10 +411,17 @@ describe("serve: schedules", () => {
   };
   const settle = async (servers: ava.RunningServer[]) => {
     await Promise.all(servers.map((s) => s.scheduler.settled()));
-    // The runs they started: wait for every recorded run to end.
-    for (let i = 0; i < 400; i++) {
-      const runs = await ava.listRuns(ava.nodeStorage({ root }));
-      if (runs.every((r) => r.status !== "running")) return;
+    // The runs they started, each until it has ended: a run started a moment ago may not be recorded yet.
+    const started = servers.flatMap((s) => [...s.scheduler.claimed.values()]);
+    for (let i = 0; ; i++) {
+      const ended = new Set(
+        (await ava.listRuns(ava.nodeStorage({ root })))
+          .filter((r) => r.status !== "running")
+          .map((r) => r.runId),
+      );
+      if (started.every((id) => ended.has(id))) return;
+      if (i === 1200)
+        throw new Error(`scheduled runs did not end: ${started.filter((id) => !ended.has(id))}`);
       await new Promise((r) => setTimeout(r, 25));
     }
   };
