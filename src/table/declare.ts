@@ -29,6 +29,8 @@ export interface TableOptions<S extends SchemaSource> {
    * Small appends committed inside the catalog entry instead of as a data file (flushed to Parquet by
    * maintenance): appends of at most `maxRows` rows whose Arrow IPC is at most `maxBytes`. Default (and
    * `true`) `{ maxRows: 10, maxBytes: 16384 }`, DuckLake's 10 rows; `false`: every append writes a data file.
+   * Default false on a table declared with `iceberg`: Iceberg readers need every snapshot's rows in a Parquet
+   * file, so the export would write an inlined append out anyway, at more cost than the append writing it.
    */
   inline?: InlineOptions | boolean;
   /**
@@ -100,8 +102,8 @@ export function table<S extends z.ZodObject | A.Schema>(
     rowLineage = true,
     renames = {},
     drops = [],
-    inline = true,
     iceberg = false,
+    inline = iceberg === false,
   } = options ?? ({} as Partial<TableOptions<S>>);
   if (typeof rowLineage !== "boolean")
     throw new AvaError(

@@ -935,3 +935,19 @@ describe("exportIceberg() of any table", () => {
     });
   });
 });
+
+describe("inlining and Iceberg", () => {
+  it("a table declared with iceberg writes a data file per append unless inlining is asked for", async () => {
+    expect(ava.table({ schema }).inline).toMatchObject({ maxRows: 10 });
+    expect(ava.table({ schema, iceberg: true }).inline).toMatchObject({ maxRows: 0 });
+    expect(ava.table({ schema, iceberg: { background: false } }).inline).toMatchObject({ maxRows: 0 });
+    expect(ava.table({ schema, iceberg: true, inline: true }).inline).toMatchObject({ maxRows: 10 });
+    const { root } = await freshRoot();
+    const Lake = ava.defineNamespace({ name: "lake", tables: { t: ava.table({ schema, iceberg: true }) } });
+    const ns = await Lake.open({ storage: nodeStorage({ root, fsync: false }) });
+    await ns.push();
+    const t = ns.t as unknown as ava.Table;
+    await t.append(rows(0, 2));
+    expect((await t.currentSnapshot())!.addedFiles.map((f) => f.inline === undefined)).toEqual([true]);
+  });
+});
