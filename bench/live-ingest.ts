@@ -27,12 +27,15 @@ interface Run {
   cpuMs: number;
 }
 
-/** Every file through a fresh table's handler (one warm-up batch first, so wasm and JIT are ready). */
-async function ingestOnce(
-  files: readonly Uint8Array[],
-  compression: ParquetCompression,
+/**
+ * A fresh table under `root` and its ingestHandler called in this process, as `post(body, key)`; `warmUp` is
+ * posted once first, so wasm and JIT are ready. Also the profiling harness's (profile-ingest.ts).
+ */
+export async function inProcessIngest(
   root: string,
-): Promise<Run> {
+  warmUp: Uint8Array,
+  compression: ParquetCompression = "uncompressed",
+): Promise<(body: Uint8Array, key: string) => Promise<Response>> {
   const ns = await Telemetry.open({ storage: ava.nodeStorage({ root, fsync: false }) });
   await ns.push();
   const handle = ava.ingestHandler(ns.points, { compression, maxBytes: 256 * 2 ** 20 });
@@ -44,7 +47,17 @@ async function ingestOnce(
         body: body as Uint8Array<ArrayBuffer>,
       }),
     );
-  await (await post(files[0]!, "warm-up")).arrayBuffer();
+  await (await post(warmUp, "warm-up")).arrayBuffer();
+  return post;
+}
+
+/** Every file through a fresh table's handler. */
+async function ingestOnce(
+  files: readonly Uint8Array[],
+  compression: ParquetCompression,
+  root: string,
+): Promise<Run> {
+  const post = await inProcessIngest(root, files[0]!, compression);
   const cpu = process.cpuUsage();
   const t0 = performance.now();
   for (const [i, body] of files.entries()) {

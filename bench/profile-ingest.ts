@@ -6,29 +6,14 @@ import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AvroCodec } from "../src/avro.js";
-import * as ava from "../src/node.js";
 import { BATCH, batchFiles, liveRounds } from "./live-data.js";
+import { inProcessIngest } from "./live-ingest.js";
 
 const rounds = Number(process.argv[2] ?? 16);
 const codec = (process.argv[3] ?? "snappy") as AvroCodec;
 const files = await batchFiles(liveRounds(rounds), codec);
 const root = await mkdtemp(join(tmpdir(), "ava-prof-ingest-"));
-const Telemetry = ava.defineNamespace({
-  name: "telemetry",
-  tables: { points: ava.table({ schema: ava.avro.avroStreamArrowSchema }) },
-});
-const ns = await Telemetry.open({ storage: ava.nodeStorage({ root, fsync: false }) });
-await ns.push();
-const handle = ava.ingestHandler(ns.points, { maxBytes: 256 * 2 ** 20 });
-const post = (body: Uint8Array, key: string) =>
-  handle(
-    new Request("http://x/ingest", {
-      method: "POST",
-      headers: { "idempotency-key": key },
-      body: body as Uint8Array<ArrayBuffer>,
-    }),
-  );
-await (await post(files[0]!, "warm")).arrayBuffer();
+const post = await inProcessIngest(root, files[0]!);
 const out = process.argv[4];
 const session = new Session();
 if (out) {
