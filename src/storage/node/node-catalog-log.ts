@@ -144,8 +144,8 @@ export class NodeCatalogLog implements CatalogLog {
     // the listing is out of date, and the next one names a newer checkpoint.
     for (let attempt = 0; ; attempt++) {
       const versions = await versionsIn(this.#checkpointDir, "jsonl", "listing catalog checkpoints");
-      const version = Math.max(...versions);
       if (versions.length === 0) return undefined;
+      const version = Math.max(...versions);
       try {
         return { version, state: await readFile(join(this.#checkpointDir, `${pad(version)}.jsonl`)) };
       } catch (err) {
