@@ -65,6 +65,8 @@ export type { DropResult } from "./table/drop.js";
 export type { CompactOptions, CompactResult } from "./table/compact.js";
 export type { ExpireResult, RetentionOptions } from "./table/expire.js";
 export { type MaintenanceOptions, type MaintenanceResult, maintain } from "./table/maintain.js";
+export type { InlineOptions } from "./table/inline-data.js";
+export type { FlushOptions, InlineFlushStatus } from "./table/inline-flush.js";
 export {
   type AutoMaintenanceOptions,
   type MaintenanceRunner,

@@ -4,7 +4,7 @@ import type { DataFile, Snapshot } from "../storage/catalog/model.js";
 import type { TableState } from "../storage/catalog/state.js";
 import type { Storage } from "../storage/types.js";
 import { encodeParquet } from "../parquet/parquet.js";
-import { inlineTable } from "../table/inline-data.js";
+import { inlinedRows, isInlinePath } from "../table/inline-data.js";
 import { ADDED, DELETED, EXISTING } from "./manifest-schemas.js";
 import type { ManifestEntry, ParquetFile } from "./manifests.js";
 import { withIcebergFieldIds } from "./parquet-field-ids.js";
@@ -59,12 +59,12 @@ export function inlineWriter(
   schemaOf: (f: DataFile) => IcebergSchema,
 ): (f: DataFile) => Promise<ParquetFile> {
   return async (f) => {
-    if (f.inline === undefined) return f;
+    if (!isInlinePath(f.path)) return f;
     const path = `${folder}/inline/${f.path.slice(f.path.lastIndexOf("/") + 1)}.parquet`;
     const existing = (await storage.files.list(path)).find((x) => x.path === path);
     const described = { path, rowCount: f.rowCount, stats: f.stats, schemaId: f.schemaId ?? 0 };
     if (existing) return { ...described, sizeBytes: existing.size };
-    const bytes = await encodeParquet(withIcebergFieldIds(inlineTable(f), schemaOf(f)));
+    const bytes = await encodeParquet(withIcebergFieldIds(await inlinedRows(storage.files, f), schemaOf(f)));
     writes.push(
       storage.files.write(path, bytes).catch(async (err) => {
         // Another export wrote it first: the same rows.

@@ -10,7 +10,7 @@ import type { DataFile } from "../storage/catalog/model.js";
 import type { Storage } from "../storage/types.js";
 import type { NamespaceHandle } from "../table/namespace.js";
 import { conformer, type FileProjection, SchemaLayout } from "../table/file-layout.js";
-import { dataFileParquet } from "../table/inline-data.js";
+import { dataFileParquet, isInlinePath } from "../table/inline-data.js";
 import { pinSnapshot } from "../table/pins.js";
 import { Table, tableEntry } from "../table/table.js";
 import { READ_ONLY } from "./read-only.js";
@@ -122,7 +122,7 @@ class Session {
       const projection = layout.projection(file);
       const source: DataFileSource = projection
         ? { path: file.path, bytes: () => this.#conformed(table, file, projection) }
-        : file.inline !== undefined
+        : isInlinePath(file.path)
           ? { path: file.path, bytes: () => dataFileParquet(files, file) }
           : { path: file.path, localPath: files.localPath?.(file.path), bytes: () => files.read(file.path) };
       try {

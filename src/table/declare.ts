@@ -1,6 +1,7 @@
 // `ava.table({ schema, rowLineage })`: a table declared before any storage exists. `defineNamespace` binds
 // declarations to their namespace and name, so workflow providers can name tables as `Def.tables.x`.
 import { INLINE_OFF, INLINE_ON, type InlineOptions } from "./inline-data.js";
+import { checkFlushOptions, FLUSH_DEFAULTS } from "./inline-flush.js";
 import type { IcebergOptions } from "../iceberg/location.js";
 import { icebergSchemas } from "../iceberg/schema.js";
 import { schemaToJson } from "../schema/arrow-json.js";
@@ -150,8 +151,10 @@ function inlineOptions(inline: InlineOptions | boolean): Required<InlineOptions>
       "INVALID_ARGUMENT",
       `ava.table({ inline }) must be true, false or an object, got ${describeValue(inline)}`,
     );
-  const out = { ...INLINE_ON, ...inline };
-  for (const [k, v] of Object.entries(out))
+  const { flush, ...limits } = { ...INLINE_ON, ...inline };
+  checkFlushOptions("ava.table({ inline })", flush);
+  const out = { ...limits, flush: flush === false ? flush : { ...FLUSH_DEFAULTS, ...flush } };
+  for (const [k, v] of Object.entries(limits))
     if (!(Number.isSafeInteger(v) && v >= 0))
       throw new AvaError(
         "INVALID_ARGUMENT",

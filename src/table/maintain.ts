@@ -4,20 +4,13 @@
 // appends from any tab, Worker or process go on meanwhile; a step that loses a race retries or leaves its
 // work for the next call.
 import { AvaError, describeValue } from "../errors.js";
-import type { DataFile } from "../storage/catalog/model.js";
-import { clockOf, type Storage } from "../storage/types.js";
-import { ulidTimeMs } from "../util/ids.js";
-import { INLINE_SUFFIX } from "./inline-data.js";
+import type { Storage } from "../storage/types.js";
+import { checkFlushOptions, type FlushOptions, flushDue } from "./inline-flush.js";
 import { type CompactOptions, compactTable } from "./compact.js";
 import { checkRetention, expireTable, type RetentionOptions } from "./expire.js";
 import { deleteScheduled, vacuum } from "./vacuum.js";
 
-export interface FlushOptions {
-  /** Inlined appends are flushed to a data file once they hold this many rows. Default 1000. */
-  maxRows?: number;
-  /** …or once the oldest is this old (storage clock). Default 10 minutes. */
-  maxAgeMs?: number;
-}
+export type { FlushOptions };
 
 export interface MaintenanceOptions {
   /** Flushing inlined small appends into data files; false: never. */
@@ -69,34 +62,7 @@ export function checkMaintenanceOptions(what: string, options: MaintenanceOption
   if (retain !== undefined && retain !== false) checkRetention(what, retain);
   if (compact !== undefined && compact !== false && (typeof compact !== "object" || compact === null))
     throw new AvaError("INVALID_ARGUMENT", `${what}: compact must be an object or false`);
-  const { flush } = options;
-  if (flush !== undefined && flush !== false) {
-    if (typeof flush !== "object" || flush === null)
-      throw new AvaError("INVALID_ARGUMENT", `${what}: flush must be an object or false`);
-    for (const [k, v] of Object.entries(flush))
-      if (!(typeof v === "number" && v >= 0))
-        throw new AvaError("INVALID_ARGUMENT", `${what}: flush.${k} must be ≥ 0, got ${describeValue(v)}`);
-  }
-}
-
-/** Whether a table's inlined appends are due for a flush (by rows or by the age of the oldest). */
-function flushDue(
-  storage: Storage,
-  live: readonly DataFile[],
-  { maxRows = 1000, maxAgeMs = 600_000 }: FlushOptions,
-): boolean {
-  let rows = 0;
-  let oldest = Number.POSITIVE_INFINITY;
-  for (const f of live) {
-    if (f.inline === undefined) continue;
-    rows += f.rowCount;
-    // An inlined file is named by its snapshot's id, a ULID minted at commit time (storage clock).
-    oldest = Math.min(
-      oldest,
-      ulidTimeMs(f.path.slice(f.path.lastIndexOf("/") + 1, -INLINE_SUFFIX.length)) ?? 0,
-    );
-  }
-  return rows > 0 && (rows >= maxRows || clockOf(storage) - oldest >= maxAgeMs);
+  if (options.flush !== undefined) checkFlushOptions(what, options.flush);
 }
 
 /** Runs every due step for the tables of `namespace` (all tables when undefined). */
@@ -121,7 +87,7 @@ export async function maintain(
   );
   if (flush)
     for (const t of tables) {
-      if (!flushDue(storage, t.history.liveFiles, flush)) continue;
+      if (!flushDue(storage, t.history, flush)) continue;
       const done = await compactTable(storage, t.namespace, t.name, { ...(compact || {}), flush: true });
       result.inlinedFlushed += done.filesRemoved;
       result.filesWritten += done.filesAdded;

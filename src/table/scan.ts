@@ -107,9 +107,11 @@ export class Scan {
               children: keep.map((i) => b.data.children[i]!),
             }),
           );
+    // Flushed inlined files of one flush share its file: it is read once per scan, not once per slice.
+    const flushed = new Map<string, Promise<A.Table>>();
     for (const file of files) {
       const projection = layout.projection(file);
-      const table = await this.#readFile(file, read, projection);
+      const table = await this.#readFile(file, read, projection, flushed);
       const conform = conformer(table.schema, readSchema, file, projection);
       for (const batch of table.batches) {
         for (const piece of this.#select(conform(batch))) {
@@ -127,6 +129,7 @@ export class Scan {
     file: DataFile,
     read: string[] | undefined,
     projection: FileProjection | undefined,
+    flushed: Map<string, Promise<A.Table>>,
   ): Promise<A.Table> {
     // An older file's columns under their names in that file; those it predates are not read at all.
     const columns =
@@ -140,6 +143,17 @@ export class Scan {
       const empty = new A.Schema([]);
       const data = A.makeData({ type: new A.Struct([]), length: file.rowCount, nullCount: 0, children: [] });
       return new A.Table(empty, file.rowCount > 0 ? [new A.RecordBatch(empty, data)] : []);
+    }
+    if (file.flushedTo) {
+      // Inlined rows since flushed: their slice of the flushed file (same schema version, same columns).
+      const { path, rowCount, sizeBytes, offset } = file.flushedTo;
+      const key = `${path}\n${columns?.join("\n") ?? "*"}`;
+      let whole = flushed.get(key);
+      if (!whole) {
+        whole = this.#readFile({ path, rowCount, sizeBytes, stats: {} }, read, projection, flushed);
+        flushed.set(key, whole);
+      }
+      return (await whole).slice(offset, offset + file.rowCount);
     }
     if (file.inline !== undefined) {
       // Inlined rows: an Arrow IPC stream in the catalog entry, nothing to fetch or decode as Parquet.

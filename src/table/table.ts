@@ -21,6 +21,7 @@ import { clockOf, type Storage } from "../storage/types.js";
 import { nowMicros, ulid, ulidTimeMs } from "../util/ids.js";
 import { type CompactOptions, type CompactResult, compactTable } from "./compact.js";
 import { INLINE_ON, INLINE_SUFFIX, inlinePayload } from "./inline-data.js";
+import { flushInlinedIfDue, type InlineFlushStatus, inlineFlushStatus } from "./inline-flush.js";
 import { AppendResult } from "./append-result.js";
 import { type DropResult, dropTable } from "./drop.js";
 import { exportIcebergAfterCommit } from "../iceberg/export.js";
@@ -292,6 +293,7 @@ export class Table<Row = Record<string, unknown>, In = Row> {
       const snapshot = this.#tx.stage(this.namespace, this.name, draft, written);
       if (this.declaration.iceberg)
         this.#tx.afterCommit(`iceberg:${this.identifier}`, () => this.#afterCommit());
+      this.#tx.afterCommit(`flush:${this.identifier}`, async () => this.#flushIfDue());
       return new AppendResult<Row>(this.identifier, snapshot, table, zod);
     }
     let committed: Snapshot;
@@ -312,8 +314,20 @@ export class Table<Row = Record<string, unknown>, In = Row> {
       }
       throw toAvaError(err, `appending to ${this.identifier}`);
     }
+    this.#flushIfDue();
     await this.#afterCommit();
     return new AppendResult<Row>(this.identifier, committed, table, zod);
+  }
+
+  /** Starts a background flush of the table's inlined appends when one is due (see inline-flush.ts). */
+  #flushIfDue(): void {
+    const { flush } = this.declaration.inline ?? INLINE_ON;
+    flushInlinedIfDue(this.#storage, this.namespace, this.name, flush);
+  }
+
+  /** This context's background flushes of the table's inlined appends: how many ran, the last error. */
+  get inlineFlush(): InlineFlushStatus {
+    return inlineFlushStatus(this.#storage, this.namespace, this.name);
   }
 
   /**

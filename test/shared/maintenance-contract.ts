@@ -406,6 +406,85 @@ export function describeMaintenance(name: string, target: MaintenanceTarget) {
       }
     });
 
+    it("without maintenance, inlined rows are flushed in the background by size and age: bounded, exact", async () => {
+      const clock = testClock();
+      const location = await target.fresh();
+      const storage = location.open({ now: clock.now });
+      const ns = await Inl.open({ storage }); // the default flush: 1,000 rows or 10 minutes
+      await ns.push();
+      const inlined = async () =>
+        (await storage.catalog.current()).tables["inl.telemetry"]!.history.inlined().rows;
+      const written = new Map<string, number>();
+      const consumed = new Map<string, number>();
+      const sampled: { id: string; keys: string[] }[] = [];
+      // A consumer that lags behind the flushes: it reads rows of snapshots that were flushed meanwhile.
+      const consumer = () =>
+        ava.consume(ns.telemetry, { key: "flush", maxSnapshots: 30 }, (rows) => {
+          for (const k of keys(rows)) consumed.set(k, (consumed.get(k) ?? 0) + 1);
+        });
+      const appends = 2000;
+      let maxInlined = 0;
+      for (let i = 0; i < appends; i++) {
+        const rows = telemetry(`f${i % 3}`, i * 100, 1 + (i % 10));
+        const res = await ns.telemetry.append(rows); // never waits for a flush
+        expect(res.snapshot.addedFiles[0]!.inline).toBeTypeOf("string");
+        for (const k of keys(rows)) written.set(k, (written.get(k) ?? 0) + 1);
+        clock.advance(1000);
+        if (i % 50 === 49) await consumer();
+        if (i % 199 === 0) sampled.push({ id: res.snapshotId, keys: keys(await ns.telemetry.read()).sort() });
+        if (i % 100 === 99) {
+          await ns.telemetry.inlineFlush.idle();
+          maxInlined = Math.max(maxInlined, await inlined());
+        }
+      }
+      await ns.telemetry.inlineFlush.idle();
+      // By size: after each flush fewer than 1,000 rows stay inlined (the 2,000 appends hold 11,000).
+      expect(ns.telemetry.inlineFlush.lastError).toBeUndefined();
+      expect(ns.telemetry.inlineFlush.runs).toBeGreaterThanOrEqual(10);
+      expect(maxInlined).toBeLessThan(1000);
+      // By age: an append 10 minutes after the oldest inlined one flushes them all.
+      clock.advance(10 * 60_000);
+      const last = telemetry("late", 0, 1);
+      await ns.telemetry.append(last);
+      for (const k of keys(last)) written.set(k, 1);
+      await ns.telemetry.inlineFlush.idle();
+      expect(await inlined()).toBe(0);
+      // No snapshot keeps an inlined payload any more: each keeps its slice of a flushed file.
+      const state = await storage.catalog.current();
+      const history = state.tables["inl.telemetry"]!.history;
+      const added = history.snapshots.flatMap((s) => (s.operation === "compact" ? [] : s.addedFiles));
+      expect(added).toHaveLength(appends + 1);
+      expect(added.filter((f) => f.inline !== undefined)).toEqual([]);
+      expect(added.every((f) => f.flushedTo !== undefined)).toBe(true);
+      // Every row reads back exactly once, here and in a fresh instance; time travel is exact.
+      const fresh = await Inl.open({ storage: location.open({ now: clock.now }) });
+      for (const reader of [ns, fresh]) {
+        const all = keys(await reader.telemetry.read());
+        expect(all.length).toBe(written.size);
+        expect(new Set(all).size).toBe(written.size);
+        for (const s of sampled)
+          expect(keys(await reader.telemetry.read({ snapshotId: s.id })).sort()).toEqual(s.keys);
+      }
+      // The consumer takes every row exactly once and never a flushed row as new.
+      while ((await consumer()).snapshots > 0);
+      expect(consumed.size).toBe(written.size);
+      expect([...consumed.values()].every((n) => n === 1)).toBe(true);
+      // Flushed files are referenced (kept by vacuum), and the catalog holds no rows: bytes bounded by it.
+      const referenced = history.referencedFiles();
+      for (const f of added) expect(referenced.has(f.flushedTo!.path)).toBe(true);
+      if (target.catalogBytes) {
+        const bytes = serializeState(state).length;
+        expect(await target.catalogBytes(storage)).toBeLessThan(5 * bytes);
+        // Each snapshot is its entry and its slice's statistics: no row payload of ~1 KB per append.
+        expect(bytes / appends).toBeLessThan(800);
+      }
+      // Bad flush options are refused where the table is declared.
+      for (const flush of [{ maxRows: -1 }, { maxAgeMs: "soon" }, { every: 5 }, "often"])
+        expect(() => ava.table({ schema: telemetrySchema, inline: { flush: flush as never } })).toThrow(
+          expect.objectContaining({ code: "INVALID_ARGUMENT", message: expect.stringMatching(/flush/) }),
+        );
+    });
+
     it("soak: many small appends under auto maintenance stay bounded and exact", async () => {
       const clock = testClock();
       const location = await target.fresh();

@@ -43,6 +43,11 @@ export function liveFilesOf(snapshots: readonly Snapshot[], base: readonly DataF
   return live;
 }
 
+export interface InlinedLive {
+  rows: number;
+  oldest: string | undefined;
+}
+
 export class TableHistory {
   /** Every kept snapshot, once parsed. */
   #all: AppendOnly<Snapshot> | undefined;
@@ -50,6 +55,7 @@ export class TableHistory {
   #load: (() => readonly Snapshot[]) | undefined;
   #appended: AppendOnly<Snapshot> = AppendOnly.of([]);
   #live: AppendOnly<DataFile> | undefined;
+  #inlined: InlinedLive | undefined;
   /** The newest snapshot; undefined before the first commit. */
   readonly current: Snapshot | undefined;
   /** How many snapshots are kept (expired ones are not counted). */
@@ -120,9 +126,14 @@ export class TableHistory {
 
   /** Every data file a kept snapshot can read: the base's and those later kept snapshots added. */
   referencedFiles(): Set<string> {
-    const paths = new Set((this.base?.files ?? []).map((f) => f.path));
-    for (const s of this.#snapshots().slice(this.base ? 1 : 0))
-      for (const f of s.addedFiles) paths.add(f.path);
+    const paths = new Set<string>();
+    const add = (f: DataFile) => {
+      paths.add(f.path);
+      // A flushed inlined file is read from its slice of the flushed file: that file is referenced too.
+      if (f.flushedTo) paths.add(f.flushedTo.path);
+    };
+    for (const f of this.base?.files ?? []) add(f);
+    for (const s of this.#snapshots().slice(this.base ? 1 : 0)) for (const f of s.addedFiles) add(f);
     return paths;
   }
 
@@ -137,12 +148,64 @@ export class TableHistory {
       next.#load = this.#load;
       next.#appended = this.#appended.append(snapshot);
     }
+    if (this.#inlined && !removeAll && snapshot.removedFiles.length === 0) {
+      let { rows, oldest } = this.#inlined;
+      for (const f of snapshot.addedFiles)
+        if (f.inline !== undefined) {
+          rows += f.rowCount;
+          if (oldest === undefined || f.path < oldest) oldest = f.path;
+        }
+      next.#inlined = { rows, oldest };
+    }
     if (removeAll) next.#live = AppendOnly.of([...snapshot.addedFiles]);
     else if (this.#live)
       next.#live =
         snapshot.removedFiles.length === 0
           ? this.#live.append(...snapshot.addedFiles)
           : AppendOnly.of(applySnapshotFiles(this.#live.slice(0), snapshot));
+    return next;
+  }
+
+  /**
+   * Live inlined rows and the path of the oldest live inlined file (named by its snapshot's ULID): what
+   * decides whether a flush is due. Kept up to date by append() for the usual commit, so checking after
+   * every commit costs O(1) rather than a walk over the live files.
+   */
+  inlined(): InlinedLive {
+    if (this.#inlined) return this.#inlined;
+    let rows = 0;
+    let oldest: string | undefined;
+    for (const f of this.liveFiles)
+      if (f.inline !== undefined) {
+        rows += f.rowCount;
+        if (oldest === undefined || f.path < oldest) oldest = f.path;
+      }
+    this.#inlined = { rows, oldest };
+    return this.#inlined;
+  }
+
+  /**
+   * This history with inlined files replaced by what `flushed` maps them to (their slices of the file a
+   * flush wrote) in every kept snapshot and the base. The files were added by recent snapshots (those since
+   * the previous flush), so the walk goes newest first and usually stops early.
+   */
+  withFlushed(flushed: ReadonlyMap<string, DataFile>): TableHistory {
+    if (flushed.size === 0) return this;
+    const swap = (files: DataFile[]) =>
+      files.some((f) => flushed.has(f.path)) ? files.map((f) => flushed.get(f.path) ?? f) : files;
+    const all = this.#snapshots().slice(0);
+    let left = flushed.size;
+    for (let i = all.length - 1; i >= 0 && left > 0; i--) {
+      const s = all[i]!;
+      const addedFiles = swap(s.addedFiles);
+      if (addedFiles === s.addedFiles) continue;
+      left -= addedFiles.filter((f) => f.flushedTo && flushed.get(f.path) === f).length;
+      all[i] = { ...s, addedFiles };
+    }
+    const base = this.base && { ...this.base, files: swap(this.base.files) };
+    const next = new TableHistory(all.at(-1) ?? this.current, this.length, base);
+    next.#all = AppendOnly.of(all);
+    next.#live = this.#live;
     return next;
   }
 

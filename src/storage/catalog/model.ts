@@ -27,6 +27,20 @@ export interface DataFile {
   inline?: string;
   /** CRC-32 of the inlined IPC stream (absent in files inlined before it was kept). */
   inlineCrc?: number;
+  /**
+   * An inlined file since flushed: its rows are rows [offset, offset + rowCount) of the data file `path`
+   * (of `rowCount` rows and `sizeBytes` bytes). The snapshots that added it keep this instead of the
+   * payload, so a flush takes the rows out of the catalog while time travel still reads them — DuckLake's
+   * flush keeps history the same way.
+   */
+  flushedTo?: FlushedSlice;
+}
+
+export interface FlushedSlice {
+  path: string;
+  rowCount: number;
+  sizeBytes: number;
+  offset: number;
 }
 
 /** "compact": files merged into fewer, the same rows (see table.compact()); consumers skip it. */

@@ -342,7 +342,43 @@ function applySnapshot(table: TableState, draft: SnapshotDraft): { table: TableS
   if (draft.nodeSlug !== undefined) snapshot.nodeSlug = draft.nodeSlug;
   if (draft.workflowName !== undefined) snapshot.workflowName = draft.workflowName;
   if (draft.idempotencyKey !== undefined) snapshot.idempotencyKey = draft.idempotencyKey;
-  return { table: { ...table, history: table.history.append(snapshot, draft.removeAll === true) }, snapshot };
+  let history = table.history.append(snapshot, draft.removeAll === true);
+  if (draft.operation === "compact") history = history.withFlushed(flushedSlices(removed, draft.addedFiles));
+  return { table: { ...table, history }, snapshot };
+}
+
+/**
+ * The inlined files a compaction (or flush) merged, each as its slice of the file it became. compactTable
+ * lists the files it replaces group by group, in the order of the files they became, each group's rows in
+ * order: so the slices follow from the row counts. A compaction not laid out so maps nothing (the
+ * snapshots that added its inlined files keep their payloads).
+ */
+function flushedSlices(removed: readonly DataFile[], added: readonly DataFile[]): Map<string, DataFile> {
+  const slices = new Map<string, DataFile>();
+  let i = 0;
+  for (const into of added) {
+    let offset = 0;
+    for (; i < removed.length && offset < into.rowCount; i++) {
+      const f = removed[i]!;
+      if (f.inline !== undefined) {
+        const { path, rowCount, sizeBytes } = into;
+        const slice: DataFile = {
+          path: f.path,
+          rowCount: f.rowCount,
+          sizeBytes: f.sizeBytes,
+          // The merged file is written under one schema version; statistics of another version's column
+          // names would mislead pruning, and absent statistics prune nothing.
+          stats: f.schemaId === into.schemaId ? f.stats : {},
+          flushedTo: { path, rowCount, sizeBytes, offset },
+        };
+        if (into.schemaId !== undefined) slice.schemaId = into.schemaId;
+        slices.set(f.path, slice);
+      }
+      offset += f.rowCount;
+    }
+    if (offset !== into.rowCount) return new Map();
+  }
+  return i === removed.length ? slices : new Map();
 }
 
 function evolveSchema(table: TableState, op: Extract<CatalogOp, { op: "evolveSchema" }>): TableState {

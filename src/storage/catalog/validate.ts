@@ -77,6 +77,7 @@ export const dataFile = shape({
   stats: recordOf(columnStats),
   inline: opt(str),
   inlineCrc: opt(num),
+  flushedTo: opt(shape({ path: str, rowCount: num, sizeBytes: num, offset: num })),
 });
 
 export const snapshot = shape({
