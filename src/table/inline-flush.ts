@@ -3,7 +3,8 @@
 // starts in the background of that context — one at a time per table and storage — while the append that
 // triggered it returns at once. A flush is a "compact" snapshot that changes no visible row; the snapshots
 // that added the rows then keep only their slice of the flushed file (see history.withFlushed), so the
-// rows leave the catalog and its checkpoints stop growing with them. Across tabs, Workers and processes it
+// rows leave the catalog and its checkpoints stop growing with them; then the log entries a checkpoint
+// covers are cleaned up after the grace period, as maintain() does. Across tabs, Workers and processes it
 // is an optimistic commit like maintain()'s: two that race lose nothing, the loser retries on the new
 // state and finds nothing left to flush. A failed flush is kept in its status, never thrown into the app
 // (the append committed; the next commit tries again).
@@ -31,10 +32,21 @@ export interface FlushOptions {
 
 export const FLUSH_DEFAULTS: Required<FlushOptions> = { maxRows: 1000, maxAgeMs: 600_000 };
 
+/**
+ * maintain()'s default grace period, which a flush also keeps when it cleans up the catalog log: entries a
+ * checkpoint at least this old covers are removed (a reader that fell further behind reopens from that
+ * checkpoint). Without it the log — each inlined append's entry holds its rows — would grow with the
+ * rows even once they were flushed, in a table nobody maintains.
+ */
+export const DEFAULT_GRACE_MS = 3_600_000;
+
 export function checkFlushOptions(what: string, flush: unknown): void {
   if (flush === false) return;
   if (typeof flush !== "object" || flush === null)
-    throw new AvaError("INVALID_ARGUMENT", `${what}: flush must be an object or false, got ${describeValue(flush)}`);
+    throw new AvaError(
+      "INVALID_ARGUMENT",
+      `${what}: flush must be an object or false, got ${describeValue(flush)}`,
+    );
   for (const [k, v] of Object.entries(flush)) {
     if (!(k in FLUSH_DEFAULTS))
       throw new AvaError("INVALID_ARGUMENT", `${what}: flush.${k} is not an option (maxRows, maxAgeMs)`);
@@ -107,6 +119,7 @@ export function flushInlinedIfDue(
         flusher.runs++;
         flusher.lastError = undefined;
         if (done.filesRemoved === 0) return; // another context flushed them first
+        await storage.catalog.cleanup?.(DEFAULT_GRACE_MS);
       } catch (err) {
         flusher.lastError = err;
         return; // the next commit to the table tries again

@@ -5,7 +5,7 @@
 // work for the next call.
 import { AvaError, describeValue } from "../errors.js";
 import type { Storage } from "../storage/types.js";
-import { checkFlushOptions, type FlushOptions, flushDue } from "./inline-flush.js";
+import { checkFlushOptions, DEFAULT_GRACE_MS, type FlushOptions, flushDue } from "./inline-flush.js";
 import { type CompactOptions, compactTable } from "./compact.js";
 import { checkRetention, expireTable, type RetentionOptions } from "./expire.js";
 import { deleteScheduled, vacuum } from "./vacuum.js";
@@ -72,7 +72,13 @@ export async function maintain(
   options: MaintenanceOptions = {},
 ): Promise<MaintenanceResult> {
   checkMaintenanceOptions("maintain()", options);
-  const { flush = {}, compact = {}, retain = {}, graceMs = 3_600_000, orphanAgeMs = 3_600_000 } = options;
+  const {
+    flush = {},
+    compact = {},
+    retain = {},
+    graceMs = DEFAULT_GRACE_MS,
+    orphanAgeMs = 3_600_000,
+  } = options;
   const result: MaintenanceResult = {
     filesCompacted: 0,
     filesWritten: 0,

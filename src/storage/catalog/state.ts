@@ -366,9 +366,9 @@ function flushedSlices(removed: readonly DataFile[], added: readonly DataFile[])
           path: f.path,
           rowCount: f.rowCount,
           sizeBytes: f.sizeBytes,
-          // The merged file is written under one schema version; statistics of another version's column
-          // names would mislead pruning, and absent statistics prune nothing.
-          stats: f.schemaId === into.schemaId ? f.stats : {},
+          // No statistics (absent ones prune nothing): a scan of an older snapshot reads the flushed file for
+          // any of its slices, and kept in every snapshot they would be most of what the catalog holds.
+          stats: {},
           flushedTo: { path, rowCount, sizeBytes, offset },
         };
         if (into.schemaId !== undefined) slice.schemaId = into.schemaId;
