@@ -85,11 +85,11 @@ interface Flusher {
 const flushers = new WeakMap<Storage, Map<string, Flusher>>();
 
 function flusherOf(storage: Storage, key: string): Flusher {
-  let byTable = flushers.get(storage);
-  if (!byTable) flushers.set(storage, (byTable = new Map()));
-  let f = byTable.get(key);
-  if (!f) byTable.set(key, (f = { runs: 0, lastError: undefined, running: undefined }));
-  return f;
+  const byTable = flushers.get(storage) ?? new Map<string, Flusher>();
+  flushers.set(storage, byTable);
+  const flusher = byTable.get(key) ?? { runs: 0, lastError: undefined, running: undefined };
+  byTable.set(key, flusher);
+  return flusher;
 }
 
 /** Whether a flush is due by the state this context holds, judged without reading the catalog. */
