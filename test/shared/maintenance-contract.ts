@@ -419,6 +419,59 @@ export function describeMaintenance(name: string, target: MaintenanceTarget) {
       }
     });
 
+    it("group commit: concurrent appends share log entries, each its own snapshot; a refused one fails alone", async () => {
+      const location = await target.fresh();
+      const storage = location.open();
+      const ns = await Docs.open({ storage });
+      await ns.push();
+      const before = (await storage.catalog.current()).version;
+      const telemetryRows = (i: number) => telemetry(`g${i}`, i * 1000, i % 4 === 0 ? 25 : 1 + (i % 10));
+      const appends = [
+        // Inlined and data-file appends to one table, and appends to another table of the namespace.
+        ...Array.from({ length: 32 }, (_, i) => ns.telemetry.append(telemetryRows(i))),
+        ...Array.from({ length: 8 }, (_, i) => ns.plain.append({ k: `p${i}`, v: i })),
+        // The same idempotency key twice: one snapshot, the other answered with it.
+        ns.plain.append({ k: "once", v: 1 }, { idempotencyKey: "once" }),
+        ns.plain.append({ k: "once", v: 1 }, { idempotencyKey: "once" }),
+      ];
+      // Refused alone: bad rows (before the catalog), and a commit to a table that does not exist.
+      const bad = expectAvaError(ns.plain.append({ k: 5, v: "x" } as never), "SCHEMA_MISMATCH");
+      const missing = expectAvaError(
+        storage.catalog.commit([
+          {
+            op: "commitSnapshot",
+            namespace: "docs",
+            table: "nope",
+            snapshot: {
+              id: "01KDVDNEW8JY6QB757GWHK8YN4",
+              operation: "append",
+              timestampMs: 0,
+              addedFiles: [],
+            },
+          },
+        ]),
+        "NOT_FOUND",
+        /nope/,
+      );
+      const results = await Promise.all(appends);
+      await bad;
+      await missing;
+      const once = results.slice(-2);
+      expect(once.map((r) => r.duplicate).sort()).toEqual([false, true]);
+      expect(once[0]!.snapshotId).toBe(once[1]!.snapshotId);
+      // Each append is its own snapshot, every row visible exactly once, in fewer log entries than commits.
+      const made = results.slice(0, -1).map((r) => r.snapshotId);
+      expect(new Set(made).size).toBe(made.length);
+      const history = [...(await ns.telemetry.history()), ...(await ns.plain.history())];
+      expect(history.map((s) => s.id).sort()).toEqual(made.slice().sort());
+      const fresh = await Docs.open({ storage: location.open() });
+      const expected = Array.from({ length: 32 }, (_, i) => keys(telemetryRows(i))).flat();
+      expect(keys(await fresh.telemetry.read()).sort()).toEqual(expected.sort());
+      expect((await fresh.plain.read()).numRows).toBe(9);
+      const after = (await storage.catalog.current()).version;
+      expect(after - before).toBeLessThan(made.length);
+    });
+
     it("without maintenance, inlined rows are flushed in the background by size and age: bounded, exact", async () => {
       const clock = testClock();
       const location = await target.fresh();

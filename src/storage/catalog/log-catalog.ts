@@ -81,6 +81,29 @@ interface LogEntry {
   ops: CatalogOp[];
 }
 
+interface WaitingCommit {
+  ops: readonly CatalogOp[];
+  resolve(result: CommitResult): void;
+  reject(err: unknown): void;
+}
+
+/** The members of a group that apply in turn (each with its snapshots), those refused, and the state after. */
+function judgeGroup(base: CatalogState, members: readonly WaitingCommit[]) {
+  const accepted: { member: WaitingCommit; snapshots: CommitResult["snapshots"] }[] = [];
+  const refused: { member: WaitingCommit; err: unknown }[] = [];
+  let state = base;
+  for (const member of members) {
+    try {
+      const applied = applyOps(state, member.ops);
+      state = applied.state;
+      accepted.push({ member, snapshots: applied.snapshots });
+    } catch (err) {
+      refused.push({ member, err });
+    }
+  }
+  return { accepted, refused, state };
+}
+
 export interface LogCatalogOptions {
   /** The fewest versions between two checkpoints (default 100). */
   checkpointEvery?: number;
@@ -108,6 +131,9 @@ export class LogCatalog implements Catalog {
   readonly #now: () => number;
   readonly #listeners = new Set<(state: CatalogState) => void>();
   #unwatch: (() => void) | undefined;
+  /** A commit (or group) of this instance is being written; commits arriving meanwhile wait in #waiting. */
+  #busy = false;
+  #waiting: WaitingCommit[] = [];
 
   constructor(
     log: CatalogLog,
@@ -277,7 +303,103 @@ export class LogCatalog implements Catalog {
     return new AvaError("CATALOG_CORRUPT", `${what} cannot be read: ${String(cause)}`, { cause });
   }
 
+  /**
+   * Group commit: while one commit of this instance is being written (its entry staged and synced), the
+   * commits that arrive wait and are then written together, as one log entry with one sync — each still
+   * its own snapshots, judged on its own (see #commitGroup). A lone commit is written at once, its entry
+   * staged while its data files are written, so a sequential writer waits for nothing.
+   */
   async commit(ops: readonly CatalogOp[], { dependsOn }: CommitOptions = {}): Promise<CommitResult> {
+    if (!this.#busy) return this.#commitAlone(ops, dependsOn);
+    // A commit joins the next group once its data files are written: a slow write holds up no other.
+    await dependsOn;
+    if (!this.#busy) return this.#commitAlone(ops, undefined);
+    return new Promise((resolve, reject) => this.#waiting.push({ ops, resolve, reject }));
+  }
+
+  async #commitAlone(
+    ops: readonly CatalogOp[],
+    dependsOn: Promise<unknown> | undefined,
+  ): Promise<CommitResult> {
+    this.#busy = true;
+    try {
+      return await this.#commitOne(ops, dependsOn);
+    } finally {
+      this.#nextGroup();
+    }
+  }
+
+  /** Writes the commits that waited (if any) as the next group; otherwise this instance is idle again. */
+  #nextGroup(): void {
+    const group = this.#waiting.splice(0);
+    if (group.length === 0) {
+      this.#busy = false;
+      return;
+    }
+    const written =
+      group.length === 1
+        ? this.#commitOne(group[0]!.ops, undefined).then(group[0]!.resolve, group[0]!.reject)
+        : this.#commitGroup(group);
+    void written.finally(() => this.#nextGroup());
+  }
+
+  /**
+   * Several commits as one entry. Each is judged on the state after those before it, so one that is
+   * refused (a conflict, a schema mismatch, a re-sent idempotency key) fails alone and the rest go on;
+   * replaying the entry applies the same ops in the same order, so it yields the same state. A lost race
+   * for the version rebases the group like a single commit.
+   */
+  async #commitGroup(group: readonly WaitingCommit[]): Promise<void> {
+    const deadline = Date.now() + this.#retryForMs;
+    let members = group;
+    let staged: StagedEntry | undefined;
+    // Refused members learn of it once the group is published: a re-sent idempotency key must find the
+    // snapshot of the member that carried it first.
+    const refused: { member: WaitingCommit; err: unknown }[] = [];
+    try {
+      for (let attempt = 0; ; attempt++) {
+        let base = attempt === 0 ? (this.#state ?? (await this.current())) : await this.current();
+        let judged = judgeGroup(base, members);
+        if (judged.refused.length > 0 && attempt === 0) {
+          // Judged on a state that may be stale: only a refusal on the latest state is final.
+          base = await this.current();
+          judged = judgeGroup(base, members);
+        }
+        refused.push(...judged.refused);
+        members = judged.accepted.map((a) => a.member);
+        if (members.length === 0) return;
+        const state = { ...judged.state, version: base.version + 1 };
+        const text = JSON.stringify({ ops: members.flatMap((m) => m.ops) } satisfies LogEntry);
+        void staged?.discard().catch(() => {});
+        staged = await this.#log.stage(text);
+        if (await staged.publish(state.version)) {
+          if (this.#state === base) this.#advance(state);
+          else if (this.#listeners.size > 0) void this.current().catch(() => {});
+          this.#sinceCheckpoint.entryBytes += text.length;
+          if (this.#checkpointDue(state.version)) await this.#checkpoint(state);
+          for (const { member, snapshots } of judged.accepted)
+            member.resolve({ version: state.version, snapshots });
+          return;
+        }
+        if (Date.now() > deadline)
+          throw new AvaError(
+            "COMMIT_CONFLICT",
+            `gave up committing after ${attempt + 1} attempts: the catalog is contended`,
+          );
+        await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
+      }
+    } catch (err) {
+      for (const m of members) m.reject(err);
+    } finally {
+      for (const { member, err } of refused) member.reject(err);
+      void staged?.discard().catch(() => {});
+    }
+  }
+
+  async #commitOne(
+    ops: readonly CatalogOp[],
+    dependsOn: Promise<unknown> | undefined,
+  ): Promise<CommitResult> {
     const deadline = Date.now() + this.#retryForMs;
     // Judge the ops before writing anything, so that a refused commit stages nothing. The first judgement
     // uses the state this instance holds (saving a read of the log per commit); if that state was stale,
