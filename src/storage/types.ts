@@ -59,7 +59,12 @@ export interface Catalog {
    * Removes log entries and checkpoints covered by a checkpoint at least `graceMs` old (see LogCatalog).
    * Absent: the catalog keeps its history.
    */
-  cleanup?(graceMs: number): Promise<string[]>;
+  cleanup?(graceMs: number, options?: CleanupOptions): Promise<string[]>;
+}
+
+export interface CleanupOptions {
+  /** Whether cleanup may write a checkpoint to clean up to later (default true). */
+  checkpoint?: boolean;
 }
 
 export type StorageDescriptor =

@@ -37,7 +37,15 @@ export const INLINE_ON: Required<InlineOptions> = { maxRows: 10, maxBytes: 16 * 
 /** `inline: false`: every append is a data file. */
 export const INLINE_OFF: Required<InlineOptions> = { maxRows: 0, maxBytes: 0, flush: false };
 
+/** Node's Buffer where there is one (5× faster than btoa on a binary string); the browser has none. */
+interface BufferLike {
+  from(bytes: ArrayBufferLike, offset: number, length: number): { toString(encoding: "base64"): string };
+  from(text: string, encoding: "base64"): Uint8Array;
+}
+const NodeBuffer = (globalThis as { Buffer?: BufferLike }).Buffer;
+
 export function toBase64(bytes: Uint8Array): string {
+  if (NodeBuffer) return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000)
     binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
@@ -45,6 +53,9 @@ export function toBase64(bytes: Uint8Array): string {
 }
 
 export function fromBase64(text: string): Uint8Array {
+  // Buffer decodes leniently; atob refuses what is not base64, which the damage checks rely on.
+  if (NodeBuffer && /^[A-Za-z0-9+/]*={0,2}$/.test(text) && text.length % 4 === 0)
+    return new Uint8Array(NodeBuffer.from(text, "base64"));
   const binary = atob(text);
   const out = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);

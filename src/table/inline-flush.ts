@@ -119,7 +119,7 @@ export function flushInlinedIfDue(
         flusher.runs++;
         flusher.lastError = undefined;
         if (done.filesRemoved === 0) return; // another context flushed them first
-        await storage.catalog.cleanup?.(DEFAULT_GRACE_MS);
+        await storage.catalog.cleanup?.(DEFAULT_GRACE_MS, { checkpoint: false });
       } catch (err) {
         flusher.lastError = err;
         return; // the next commit to the table tries again

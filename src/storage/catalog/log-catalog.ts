@@ -5,7 +5,7 @@
 // last one add up to a share of its size (so their total bytes grow linearly with history, not
 // quadratically), and older ones are thinned out as newer ones arrive (see checkpoint-retention.ts).
 import { AvaError, isAvaError } from "../../errors.js";
-import type { Catalog } from "../types.js";
+import type { Catalog, CleanupOptions } from "../types.js";
 import { applyOps, type CatalogOp, type CatalogState, type CommitResult, EMPTY_STATE } from "./state.js";
 import {
   CHECKPOINT_HEAD_BYTES,
@@ -487,9 +487,11 @@ export class LogCatalog implements Catalog {
   /**
    * Catalog cleanup: the log entries and checkpoints before the newest checkpoint that is `graceMs` old
    * (readers that opened an older state have had that long to catch up) are removed. When many entries
-   * followed the newest checkpoint, a new one is written now, to clean up to on a later call.
+   * followed the newest checkpoint, a new one is written now, to clean up to on a later call — unless
+   * `checkpoint` is false (a caller that cleans up often, as the background flush does, would otherwise
+   * write the whole state every few commits; the checkpoints commits write come often enough).
    */
-  async cleanup(graceMs: number): Promise<string[]> {
+  async cleanup(graceMs: number, { checkpoint = true }: CleanupOptions = {}): Promise<string[]> {
     if (!this.#log.removeBefore) return [];
     const state = await this.current();
     const heads = this.#log.checkpointHeads
@@ -505,7 +507,7 @@ export class LogCatalog implements Catalog {
         upTo = version;
     }
     const removed = upTo === undefined ? [] : await this.#log.removeBefore(upTo);
-    if (state.version - newest >= Math.min(this.#checkpointEvery, CLEANUP_EVERY))
+    if (checkpoint && state.version - newest >= Math.min(this.#checkpointEvery, CLEANUP_EVERY))
       await this.#checkpoint(state);
     return removed;
   }
