@@ -44,18 +44,30 @@ async function folderBytes(dir: string): Promise<number> {
   return total;
 }
 
-async function smallCommits(def: typeof Files, fsync: boolean): Promise<number[]> {
+/** SMALL appends of 10 rows by `concurrency` appenders: each one's latency, and the wall time of all. */
+async function smallCommits(
+  def: typeof Files,
+  fsync: boolean,
+  concurrency = 1,
+): Promise<{ latencies: number[]; wallMs: number }> {
   const root = await mkdtemp(join(tmpdir(), "ava-bench-small-"));
   const ns = await def.open({ storage: nodeStorage({ root, fsync }) });
   await ns.push();
   const rows = makeBatch(0, 10);
-  const times: number[] = [];
-  for (let i = 0; i < SMALL; i++) {
-    const t0 = performance.now();
-    await ns.points.append(rows);
-    times.push(performance.now() - t0);
-  }
-  return times;
+  const latencies: number[] = [];
+  let started = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (started < SMALL) {
+        started++;
+        const t = performance.now();
+        await ns.points.append(rows);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  return { latencies, wallMs: performance.now() - t0 };
 }
 
 async function scans(): Promise<Record<string, number>> {
@@ -140,13 +152,22 @@ export async function benchMaintenance(): Promise<void> {
 }
 
 async function benchCommits(): Promise<void> {
-  const filesFsync = median(await smallCommits(Files, true));
-  const inlineFsync = median(await smallCommits(Inlined, true));
+  const filesFsync = median((await smallCommits(Files, true)).latencies);
+  const inlineFsync = median((await smallCommits(Inlined, true)).latencies);
+  const concurrent = [];
+  for (const c of [8, 32]) concurrent.push({ c, ...(await smallCommits(Inlined, true, c)) });
   const browser = await runBenchPage("maintenance.html");
   const bFiles = median(browser.files!);
   const bInline = median(browser.inline!);
+  const groupRows = (where: string, c: number, latencies: number[], wallMs: number, alone: number) => ({
+    case: `${where}: inlined, ${c} concurrent appenders (group commit)`,
+    median_ms: median(latencies),
+    rate: rate(SMALL, wallMs, "commits"),
+    ratio: ratio(alone, wallMs / SMALL),
+    note: "median = per-commit latency; rate = all commits / wall time; ratio = throughput over one appender",
+  });
   printTable(
-    `Small appends (10 rows): median of ${SMALL} commits in Node, ${browser.inline!.length} in a Chromium Worker`,
+    `Small appends (10 rows): ${SMALL} commits in Node, ${browser.inline!.length} in a Chromium Worker`,
     [
       {
         case: "Node, fsync on: a data file each (before)",
@@ -154,24 +175,30 @@ async function benchCommits(): Promise<void> {
         rate: rate(1, filesFsync, "commits"),
       },
       {
-        case: "Node, fsync on: inlined (after)",
+        case: "Node, fsync on: inlined, one appender",
         median_ms: inlineFsync,
         rate: rate(1, inlineFsync, "commits"),
         ratio: ratio(filesFsync, inlineFsync),
         note: "target ≥ 1,000 commits/s; ratio = speed-up",
       },
+      ...concurrent.map(({ c, latencies, wallMs }) =>
+        groupRows("Node, fsync on", c, latencies, wallMs, inlineFsync),
+      ),
       {
         case: "Chromium Worker: a data file each (before)",
         median_ms: bFiles,
         rate: rate(1, bFiles, "commits"),
       },
       {
-        case: "Chromium Worker: inlined (after)",
+        case: "Chromium Worker: inlined, one appender",
         median_ms: bInline,
         rate: rate(1, bInline, "commits"),
         ratio: ratio(bFiles, bInline),
         note: "target ≥ 500 commits/s; ratio = speed-up",
       },
+      ...[8, 32].map((c) =>
+        groupRows("Chromium Worker", c, browser[`inline_c${c}`]!, browser[`inline_c${c}_wall`]![0]!, bInline),
+      ),
     ],
   );
 }
