@@ -68,6 +68,38 @@ describe("nodeStorage across processes", () => {
     expect(new Set(rows).size).toBe(rows.length);
   }, 120_000);
 
+  it("SIGKILL mid group commit (8 appenders in one process), 6 times: every acknowledged append once, whole", async () => {
+    const root = await mkdtemp(join(tmpdir(), "ava-group-crash-"));
+    await openRel(root);
+    const acked = new Set<string>();
+    for (let round = 0; round < 6; round++) {
+      const child = startWriter(root, `g${round}`, 0, 5, "group");
+      let out = "";
+      child.stdout!.on("data", (d) => {
+        out += d;
+      });
+      const done = exited(child);
+      await firstLine(child);
+      await new Promise((r) => setTimeout(r, 20 + Math.random() * 200));
+      child.kill("SIGKILL");
+      expect((await done).signal).toBe("SIGKILL");
+      for (const m of out.matchAll(/^ack (\S+)$/gm)) acked.add(m[1]!);
+      // A fresh instance, as after a restart: each snapshot is one whole batch, none twice, none acked lost.
+      const ns = await openRel(root);
+      const history = await ns.batches.history();
+      const last = await ns.batches.read();
+      expect(last.numRows).toBe(history.at(-1)!.totalRows);
+      const perBatch = batchesOf(last);
+      for (const [key, n] of perBatch) expect(n, key).toBe(Number(key.split("/")[1]) % 4 === 3 ? 12 : 5);
+      expect(perBatch.size).toBe(history.length);
+      for (const key of acked) expect(perBatch.has(key), key).toBe(true);
+    }
+    expect(acked.size).toBeGreaterThan(6);
+    // The appends were grouped: fewer log entries than snapshots.
+    const entries = (await readdir(join(root, "_catalog", "log"))).length;
+    expect(entries).toBeLessThan((await (await openRel(root)).batches.history()).length);
+  }, 180_000);
+
   it("a writer killed with SIGKILL at random points, 20 times: every committed snapshot reads whole", async () => {
     const root = await mkdtemp(join(tmpdir(), "ava-crash-"));
     await openRel(root);
