@@ -25,6 +25,7 @@ import {
   type TableMetadata,
   tableMetadata,
 } from "./table-metadata.js";
+import { getOrCreate } from "../util/get-or-create.js";
 
 export type { IcebergOptions } from "./location.js";
 
@@ -68,12 +69,7 @@ interface Known {
 const known = new WeakMap<Storage, Map<string, Known>>();
 
 function knownOf(storage: Storage): Map<string, Known> {
-  let m = known.get(storage);
-  if (!m) {
-    m = new Map();
-    known.set(storage, m);
-  }
-  return m;
+  return getOrCreate(known, storage, () => new Map<string, Known>());
 }
 
 /**

@@ -11,6 +11,7 @@
 import type { Snapshot, TableMeta } from "../storage/catalog/model.js";
 import type { ManifestFile } from "./manifest-schemas.js";
 import type { IcebergSchema, IcebergSchemas } from "./schema.js";
+import { getOrCreate } from "../util/get-or-create.js";
 
 export interface IcebergSnapshot {
   "snapshot-id": number;
@@ -99,12 +100,10 @@ const logEntries = new WeakMap<IcebergSnapshot, LogEntry>();
 
 /** One object per snapshot, so the metadata file's bytes for it are made once (see metadata-json.ts). */
 function logEntryOf(s: IcebergSnapshot): LogEntry {
-  let entry = logEntries.get(s);
-  if (!entry) {
-    entry = { "timestamp-ms": s["timestamp-ms"], "snapshot-id": s["snapshot-id"] };
-    logEntries.set(s, entry);
-  }
-  return entry;
+  return getOrCreate(logEntries, s, () => ({
+    "timestamp-ms": s["timestamp-ms"],
+    "snapshot-id": s["snapshot-id"],
+  }));
 }
 
 export function tableMetadata(
