@@ -11,6 +11,7 @@ import { AvaError } from "../errors.js";
 import type { Snapshot } from "../storage/catalog/model.js";
 import { clockOf, type Storage } from "../storage/types.js";
 import { readAvroFile } from "./avro-file.js";
+import { type Known, inFolder, loadKnown } from "./known-metadata.js";
 import { BACKGROUND_DELAY_MS, inLane } from "./lanes.js";
 import { inlineWriter, rewriteEntries } from "./snapshot-entries.js";
 import { type IcebergOptions, locator } from "./location.js";
@@ -50,21 +51,11 @@ export function icebergFolder(namespace: string, table: string): string {
 }
 
 /**
- * Metadata files are written without fsync: they are a view of the catalog, and one torn by power loss is
- * set aside and rewritten by the next export, so a sync would only slow every commit down.
+ * Metadata files are written without fsync: they are a view of the catalog, and a version torn by power
+ * loss is set aside and rewritten by the next export (known-metadata.ts), so a sync would only slow every
+ * commit down.
  */
 const REBUILDABLE = { durable: false } as const;
-
-const METADATA_FILE = /^v(\d+)\.metadata\.json$/;
-
-/** The newest metadata this process wrote or read, per storage and table: a commit then reads nothing back. */
-interface Known {
-  version: number;
-  /** Undefined when that version cannot be read (a torn write: metadata files are written without fsync). */
-  metadata: TableMetadata | undefined;
-  /** The newest snapshot's manifest list, once read or written: the next append lists it again plus one. */
-  lists: Map<number, ManifestFile[]>;
-}
 
 const known = new WeakMap<Storage, Map<string, Known>>();
 
@@ -141,21 +132,6 @@ async function exportWithRetry(
 /** Another writer created the metadata version this export meant to write. */
 class LostRace extends Error {}
 
-async function loadKnown(storage: Storage, folder: string): Promise<Known | undefined> {
-  let newest = 0;
-  for (const f of await storage.files.list(`${folder}/`)) {
-    const m = METADATA_FILE.exec(f.path.slice(folder.length + 1));
-    if (m) newest = Math.max(newest, Number(m[1]));
-  }
-  if (newest === 0) return undefined;
-  try {
-    const text = new TextDecoder().decode(await storage.files.read(`${folder}/v${newest}.metadata.json`));
-    return { version: newest, metadata: JSON.parse(text) as TableMetadata, lists: new Map() };
-  } catch {
-    return { version: newest, metadata: undefined, lists: new Map() }; // rebuilt whole as the next version
-  }
-}
-
 async function exportOnce(
   storage: Storage,
   namespace: string,
@@ -207,8 +183,7 @@ async function exportOnce(
   const listOf = async (sequence: number): Promise<ManifestFile[]> => {
     const have = lists.get(sequence) ?? usable?.lists.get(sequence);
     if (have) return have;
-    const listUri = described.get(sequence)!["manifest-list"];
-    const path = `${folder}/${listUri.slice(listUri.lastIndexOf("/") + 1)}`;
+    const path = inFolder(folder, described.get(sequence)!["manifest-list"]);
     const records = readAvroFile(await storage.files.read(path), path).records as unknown as ManifestFile[];
     lists.set(sequence, records);
     return records;
