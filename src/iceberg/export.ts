@@ -13,19 +13,14 @@ import { clockOf, type Storage } from "../storage/types.js";
 import { readAvroFile } from "./avro-file.js";
 import { type Known, inFolder, loadKnown } from "./known-metadata.js";
 import { BACKGROUND_DELAY_MS, inLane } from "./lanes.js";
+import { appendManifests } from "./manifest-merge.js";
 import { inlineWriter, rewriteEntries } from "./snapshot-entries.js";
 import { type IcebergOptions, locator } from "./location.js";
-import { ADDED, type ManifestFile } from "./manifest-schemas.js";
+import type { ManifestFile } from "./manifest-schemas.js";
 import { type ManifestEntry, type SnapshotFiles, writeManifest, writeManifestList } from "./manifests.js";
 import { metadataBytes } from "./metadata-json.js";
 import { icebergSchemas } from "./schema.js";
-import {
-  asUuid,
-  type IcebergSnapshot,
-  snapshotSummary,
-  type TableMetadata,
-  tableMetadata,
-} from "./table-metadata.js";
+import { asUuid, type IcebergSnapshot, snapshotSummary, tableMetadata } from "./table-metadata.js";
 import { getOrCreate } from "../util/get-or-create.js";
 
 export type { IcebergOptions } from "./location.js";
@@ -38,12 +33,6 @@ export interface IcebergExport {
   /** How many snapshots got manifests in this call (0: the metadata was already current). */
   snapshotsWritten: number;
 }
-
-/**
- * Appends list their parent's manifests plus one; at this many the snapshot writes one manifest of its live
- * files instead (Iceberg's commit.manifest.min-count-to-merge default), so a list never grows past it.
- */
-const MERGE_AT = 100;
 
 /** The table's metadata folder in the FileStore. */
 export function icebergFolder(namespace: string, table: string): string {
@@ -218,24 +207,19 @@ async function exportOnce(
     const parent = i > 0 ? kept[i - 1]!.sequenceNumber : undefined;
     let manifests: ManifestFile[];
     // A parent's list that cannot be read (a torn write) is no loss: this snapshot then lists its live files.
-    // So does one whose list has grown long (Iceberg's manifest merging), to keep each list bounded.
+    // So does an append whose merging would leave too long a list (manifest-merge.ts).
     const parentList =
       s.removedFiles.length === 0 && parent !== undefined
         ? await listOf(parent).catch(() => undefined)
         : undefined;
-    if (parentList && parentList.length < MERGE_AT) {
+    const append = parentList && appendManifests(s, parentList, kept);
+    if (append) {
       const entries = await Promise.all(
-        s.addedFiles.map(
-          async (f): Promise<ManifestEntry> => ({
-            status: ADDED,
-            file: await parquet(f),
-            addedSequence: seq,
-          }),
-        ),
+        append.entries.map(async (e): Promise<ManifestEntry> => ({ ...e, file: await parquet(e.file) })),
       );
       const added = entries.length > 0 ? [writeManifest(ctx, seq, entries)] : [];
       writes.push(...added.map((m) => m.written));
-      manifests = [...added.map((m) => m.value), ...parentList];
+      manifests = [...added.map((m) => m.value), ...append.reused];
     } else {
       const m = writeManifest(ctx, seq, await rewriteEntries(entry, i, s, parquet, sequenceOf));
       writes.push(m.written);

@@ -14,6 +14,7 @@ import { icebergRead } from "icebird";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as ava from "../../src/index.js";
 import { nodeStorage } from "../../src/node.js";
+import { manifestMerging } from "../../src/iceberg/manifest-merge.js";
 import { expireTable } from "../../src/table/expire.js";
 import { Transaction } from "../../src/table/transaction.js";
 
@@ -852,6 +853,49 @@ describe("exportIceberg() of any table", () => {
       const read = await icebergRead({ tableUrl, metadata: { ...metadata, "current-snapshot-id": at } });
       expect(read.map((r) => r.id).sort((a, b) => a - b)).toEqual(Array.from({ length: at }, (_, i) => i));
       expect(history[at - 1]!.sequenceNumber).toBe(at);
+    }
+  });
+
+  it("merges only the small manifests, and lists the live files afresh once merged ones fill a list", async () => {
+    expect(manifestMerging.minCount).toBe(100);
+    manifestMerging.minCount = 4; // the tiers in 18 appends instead of thousands
+    try {
+      const { root, location } = await freshRoot();
+      const storage = nodeStorage({ root, fsync: false });
+      const Tiers = ava.defineNamespace({
+        name: "tiers",
+        tables: { t: ava.table({ schema: new A.Schema([new A.Field("id", new A.Int32(), false)]) }) },
+      });
+      const ns = await Tiers.open({ storage });
+      await ns.push();
+      const t = ns.t as unknown as ava.Table;
+      for (let i = 0; i < 15; i++) await t.append([{ id: i }]);
+      await ava.exportIceberg(storage, "tiers", "t", { location });
+      // A fresh process goes on from the lists on disk, and merges manifests it read back (at 18).
+      const again = nodeStorage({ root, fsync: false });
+      for (let i = 15; i < 18; i++) await t.append([{ id: i }]);
+      const { metadataPath } = await ava.exportIceberg(again, "tiers", "t", { location });
+      const metadata = JSON.parse(await readFile(join(root, metadataPath), "utf8"));
+      const local = (uri: string) => join(root, uri.slice(location.length + 1));
+      const lists = readWithSpec(
+        "manifest_file",
+        MANIFEST_FILE,
+        metadata.snapshots.map((s: { "manifest-list": string }) => local(s["manifest-list"])),
+      );
+      // Appends 5, 9 and 12 merge the small manifests into one (the merged ones stay as they are); at 14 the
+      // merged ones alone would fill the list, so it lists every live file in one manifest.
+      expect(lists.map((l) => l.records.length)).toEqual([
+        1, 2, 3, 4, 1, 2, 3, 4, 2, 3, 4, 3, 4, 1, 2, 3, 4, 2,
+      ]);
+      const files = (m: Record<string, unknown>) =>
+        (m.added_files_count as number) + (m.existing_files_count as number);
+      expect([5, 9, 12, 14, 18].map((at) => files(lists[at - 1]!.records[0]!))).toEqual([5, 4, 3, 14, 4]);
+      expect(lists.map((l) => l.records.reduce((n, m) => n + files(m), 0))).toEqual(
+        Array.from({ length: 18 }, (_, i) => i + 1),
+      );
+      await expectEverySnapshot(`${location}/data/tiers/t`, metadata, t, await t.history());
+    } finally {
+      manifestMerging.minCount = 100;
     }
   });
 
