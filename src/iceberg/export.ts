@@ -20,7 +20,13 @@ import type { ManifestFile } from "./manifest-schemas.js";
 import { type ManifestEntry, type SnapshotFiles, writeManifest, writeManifestList } from "./manifests.js";
 import { metadataBytes } from "./metadata-json.js";
 import { icebergSchemas } from "./schema.js";
-import { asUuid, type IcebergSnapshot, snapshotSummary, tableMetadata } from "./table-metadata.js";
+import {
+  asUuid,
+  type IcebergSnapshot,
+  snapshotSummary,
+  type TableMetadata,
+  tableMetadata,
+} from "./table-metadata.js";
 import { getOrCreate } from "../util/get-or-create.js";
 
 export type { IcebergOptions } from "./location.js";
@@ -121,6 +127,33 @@ async function exportWithRetry(
 /** Another writer created the metadata version this export meant to write. */
 class LostRace extends Error {}
 
+/**
+ * The descriptions in the previous version of `kept`'s first snapshots, in order, and their snapshot-log
+ * entries. Both are runs of one table's history in sequence order (expiry only cuts a run's front), so a
+ * run of the previous version that describes the first and the last of the snapshots it has in common with
+ * `kept` describes every one between: only those two are compared, not the thousands between them that each
+ * commit would otherwise walk. Nothing is reused from a version that is not such a run.
+ */
+function describedRun(
+  previous: TableMetadata | undefined,
+  kept: readonly Snapshot[],
+): { snapshots: IcebergSnapshot[]; log: TableMetadata["snapshot-log"] } {
+  const none = { snapshots: [], log: [] };
+  const described = previous?.snapshots ?? [];
+  const first = kept[0];
+  if (!first || described.length === 0) return none;
+  const from = described.findIndex((d) => d["snapshot-id"] >= first.sequenceNumber); // expired ones lead
+  if (from < 0) return none;
+  const n = Math.min(described.length - from, kept.length);
+  const same = (i: number) =>
+    described[from + i]!["snapshot-id"] === kept[i]!.sequenceNumber &&
+    described[from + i]!.summary["avalanche.snapshot-id"] === kept[i]!.id;
+  if (!same(0) || !same(n - 1)) return none;
+  const log = previous!["snapshot-log"];
+  const aligned = log.length === described.length;
+  return { snapshots: described.slice(from, from + n), log: aligned ? log.slice(from, from + n) : [] };
+}
+
 async function exportOnce(
   storage: Storage,
   namespace: string,
@@ -144,14 +177,11 @@ async function exportOnce(
       ? prev
       : undefined;
   const kept = entry.history.snapshots;
-  const described = new Map<number, IcebergSnapshot>();
-  for (const s of usable?.metadata?.snapshots ?? []) described.set(s["snapshot-id"], s);
-  const isDescribed = (s: Snapshot) =>
-    described.get(s.sequenceNumber)?.summary["avalanche.snapshot-id"] === s.id;
+  const reused = describedRun(usable?.metadata, kept);
   if (
     usable?.metadata &&
     usable.metadata.snapshots.length === kept.length &&
-    kept.every(isDescribed) &&
+    reused.snapshots.length === kept.length &&
     usable.metadata["current-schema-id"] === schemas.currentSchemaId
   )
     return {
@@ -169,10 +199,11 @@ async function exportOnce(
     schemas: new Map(schemas.schemas.map((v) => [v["schema-id"], v])),
   };
   const lists = new Map<number, ManifestFile[]>();
-  const listOf = async (sequence: number): Promise<ManifestFile[]> => {
+  const listOf = async (snapshot: IcebergSnapshot): Promise<ManifestFile[]> => {
+    const sequence = snapshot["snapshot-id"];
     const have = lists.get(sequence) ?? usable?.lists.get(sequence);
     if (have) return have;
-    const path = inFolder(folder, described.get(sequence)!["manifest-list"]);
+    const path = inFolder(folder, snapshot["manifest-list"]);
     const records = readAvroFile(await storage.files.read(path), path).records as unknown as ManifestFile[];
     lists.set(sequence, records);
     return records;
@@ -195,22 +226,18 @@ async function exportOnce(
     return addedBy.get(path) ?? entry.history.base?.throughSequence ?? 0;
   };
 
-  const snapshots: IcebergSnapshot[] = [];
+  const snapshots: IcebergSnapshot[] = reused.snapshots;
   let written = 0;
-  for (let i = 0; i < kept.length; i++) {
+  for (let i = snapshots.length; i < kept.length; i++) {
     const s = kept[i]!;
     const seq = s.sequenceNumber;
-    if (isDescribed(s)) {
-      snapshots.push(described.get(seq)!);
-      continue;
-    }
     const parent = i > 0 ? kept[i - 1]!.sequenceNumber : undefined;
     let manifests: ManifestFile[];
     // A parent's list that cannot be read (a torn write) is no loss: this snapshot then lists its live files.
     // So does an append whose merging would leave too long a list (manifest-merge.ts).
     const parentList =
       s.removedFiles.length === 0 && parent !== undefined
-        ? await listOf(parent).catch(() => undefined)
+        ? await listOf(snapshots[i - 1]!).catch(() => undefined)
         : undefined;
     const append = parentList && appendManifests(s, parentList, kept);
     if (append) {
@@ -251,7 +278,7 @@ async function exportOnce(
         },
       ]
     : [];
-  const metadata = tableMetadata(entry, schemas, snapshots, location, nowMs, metadataLog);
+  const metadata = tableMetadata(entry, schemas, snapshots, location, nowMs, metadataLog, reused.log);
   const bytes = metadataBytes(metadata); // made while the manifests are being written
   await Promise.all(writes); // every file the metadata names exists before the metadata does
   const path = `${folder}/v${version}.metadata.json`;

@@ -113,6 +113,8 @@ export function tableMetadata(
   location: string,
   nowMs: number,
   metadataLog: TableMetadata["metadata-log"],
+  /** The snapshot log of `snapshots`' first entries, when known (the previous version's): only the rest are made. */
+  snapshotLogStart: TableMetadata["snapshot-log"] = [],
 ): TableMetadata {
   const current = snapshots.at(-1);
   const out: TableMetadata = {
@@ -134,7 +136,7 @@ export function tableMetadata(
       "write.format.default": "parquet",
     },
     snapshots,
-    "snapshot-log": snapshots.map(logEntryOf),
+    "snapshot-log": snapshotLogStart.concat(snapshots.slice(snapshotLogStart.length).map(logEntryOf)),
     "metadata-log": metadataLog,
     "sort-orders": [{ "order-id": 0, fields: [] }],
     "default-sort-order-id": 0,

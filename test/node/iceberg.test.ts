@@ -814,6 +814,22 @@ describe("exportIceberg() of any table", () => {
     });
     expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await small.scan().toObjects()));
 
+    // Snapshots the last version describes expire: the next version describes the rest and reuses their files.
+    await expireTable(storage, "plain", "small", { maxAgeMs: 0, minSnapshots: 2 });
+    await small.append(rows(600, 2));
+    const fourth = await ava.exportIceberg(storage, "plain", "small", { location });
+    expect(fourth).toMatchObject({ version: 4, snapshotsWritten: 1 });
+    const v4 = JSON.parse(await readFile(join(root, fourth.metadataPath), "utf8"));
+    const remaining = await small.history();
+    expect(remaining).toHaveLength(3);
+    expect(v4.snapshots.map((s: { "snapshot-id": number }) => s["snapshot-id"])).toEqual(
+      remaining.map((s) => s.sequenceNumber),
+    );
+    expect(v4["snapshot-log"].map((s: { "snapshot-id": number }) => s["snapshot-id"])).toEqual(
+      remaining.map((s) => s.sequenceNumber),
+    );
+    await expectEverySnapshot(tableUrl, v4, small, remaining);
+
     // vacuum() leaves the metadata alone; dropping the table removes it.
     await ava.vacuum(storage, { olderThanMs: 0 });
     expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await small.scan().toObjects()));
