@@ -132,7 +132,10 @@ class LostRace extends Error {}
  * entries. Both are runs of one table's history in sequence order (expiry only cuts a run's front), so a
  * run of the previous version that describes the first and the last of the snapshots it has in common with
  * `kept` describes every one between: only those two are compared, not the thousands between them that each
- * commit would otherwise walk. Nothing is reused from a version that is not such a run.
+ * commit would otherwise walk. Nothing is reused from a version that is not such a run. When the previous
+ * version describes just `kept`'s first snapshots (each commit's case), its very arrays are handed over for
+ * the new version to extend — copying them was the rest of the per-commit cost that grew with the history;
+ * the previous version is not used again (it is replaced, or dropped when the export fails).
  */
 function describedRun(
   previous: TableMetadata | undefined,
@@ -151,6 +154,7 @@ function describedRun(
   if (!same(0) || !same(n - 1)) return none;
   const log = previous!["snapshot-log"];
   const aligned = log.length === described.length;
+  if (from === 0 && n === described.length && aligned) return { snapshots: described, log };
   return { snapshots: described.slice(from, from + n), log: aligned ? log.slice(from, from + n) : [] };
 }
 

@@ -95,6 +95,9 @@ export function snapshotSummary(s: Snapshot, manifests: readonly ManifestFile[])
   return summary;
 }
 
+/** The name mapping's text, made once per table schema version (it is in every metadata version). */
+const mappingTexts = new WeakMap<object, string>();
+
 type LogEntry = TableMetadata["snapshot-log"][number];
 const logEntries = new WeakMap<IcebergSnapshot, LogEntry>();
 
@@ -113,9 +116,10 @@ export function tableMetadata(
   location: string,
   nowMs: number,
   metadataLog: TableMetadata["metadata-log"],
-  /** The snapshot log of `snapshots`' first entries, when known (the previous version's): only the rest are made. */
-  snapshotLogStart: TableMetadata["snapshot-log"] = [],
+  /** The snapshot log of `snapshots`' first entries when known (the previous version's): extended in place. */
+  snapshotLog: TableMetadata["snapshot-log"] = [],
 ): TableMetadata {
+  for (let i = snapshotLog.length; i < snapshots.length; i++) snapshotLog.push(logEntryOf(snapshots[i]!));
   const current = snapshots.at(-1);
   const out: TableMetadata = {
     "format-version": 2,
@@ -132,11 +136,11 @@ export function tableMetadata(
     "last-partition-id": 999,
     properties: {
       ...meta.properties,
-      "schema.name-mapping.default": JSON.stringify(schemas.nameMapping),
+      "schema.name-mapping.default": getOrCreate(mappingTexts, schemas.nameMapping, JSON.stringify),
       "write.format.default": "parquet",
     },
     snapshots,
-    "snapshot-log": snapshotLogStart.concat(snapshots.slice(snapshotLogStart.length).map(logEntryOf)),
+    "snapshot-log": snapshotLog,
     "metadata-log": metadataLog,
     "sort-orders": [{ "order-id": 0, fields: [] }],
     "default-sort-order-id": 0,
