@@ -763,6 +763,18 @@ describe("concurrent commits and writers", () => {
   });
 });
 
+/** A table of one int column `id` in namespace `name`, pushed, on a fresh Node storage. */
+async function idTable(name: string, options: { rowLineage?: boolean } = {}) {
+  const { root, location } = await freshRoot();
+  const storage = nodeStorage({ root, fsync: false });
+  const schema = new A.Schema([new A.Field("id", new A.Int32(), false)]);
+  const ns = await ava
+    .defineNamespace({ name, tables: { t: ava.table({ schema, ...options }) } })
+    .open({ storage });
+  await ns.push();
+  return { root, location, storage, t: ns.t as unknown as ava.Table };
+}
+
 describe("exportIceberg() of any table", () => {
   const Plain = ava.defineNamespace({
     name: "plain",
@@ -842,17 +854,8 @@ describe("exportIceberg() of any table", () => {
   });
 
   it("merges manifests once a snapshot's list reaches 100 (lists stay bounded, reads stay exact)", async () => {
-    const { root, location } = await freshRoot();
-    const storage = nodeStorage({ root, fsync: false });
-    const Many = ava.defineNamespace({
-      name: "many",
-      tables: {
-        t: ava.table({ schema: new A.Schema([new A.Field("id", new A.Int32(), false)]), rowLineage: false }),
-      },
-    });
-    const ns = await Many.open({ storage });
-    await ns.push();
-    for (let i = 0; i < 104; i++) await ns.t.append([{ id: i }] as never);
+    const { root, location, storage, t } = await idTable("many", { rowLineage: false });
+    for (let i = 0; i < 104; i++) await t.append([{ id: i }]);
     const { metadataPath } = await ava.exportIceberg(storage, "many", "t", { location });
     const metadata = JSON.parse(await readFile(join(root, metadataPath), "utf8"));
     const lengths = readWithSpec(
@@ -864,7 +867,7 @@ describe("exportIceberg() of any table", () => {
     ).map((l) => l.records.length);
     expect(lengths).toEqual([98, 99, 100, 1, 2, 3, 4]);
     const tableUrl = `${location}/data/many/t`;
-    const history = await (ns.t as unknown as ava.Table).history();
+    const history = await t.history();
     for (const at of [99, 100, 101, 103]) {
       const read = await icebergRead({ tableUrl, metadata: { ...metadata, "current-snapshot-id": at } });
       expect(read.map((r) => r.id).sort((a, b) => a - b)).toEqual(Array.from({ length: at }, (_, i) => i));
@@ -876,15 +879,7 @@ describe("exportIceberg() of any table", () => {
     expect(manifestMerging.minCount).toBe(100);
     manifestMerging.minCount = 4; // the tiers in 18 appends instead of thousands
     try {
-      const { root, location } = await freshRoot();
-      const storage = nodeStorage({ root, fsync: false });
-      const Tiers = ava.defineNamespace({
-        name: "tiers",
-        tables: { t: ava.table({ schema: new A.Schema([new A.Field("id", new A.Int32(), false)]) }) },
-      });
-      const ns = await Tiers.open({ storage });
-      await ns.push();
-      const t = ns.t as unknown as ava.Table;
+      const { root, location, storage, t } = await idTable("tiers");
       for (let i = 0; i < 15; i++) await t.append([{ id: i }]);
       await ava.exportIceberg(storage, "tiers", "t", { location });
       // A fresh process goes on from the lists on disk, and merges manifests it read back (at 18).
