@@ -5,6 +5,7 @@
 import { type ByteReader, ByteWriter } from "../avro/binary.js";
 import { AvaError } from "../errors.js";
 import { concatBytes } from "../util/bytes.js";
+import { getOrCreate } from "../util/get-or-create.js";
 
 export type AvroPrimitive = "null" | "boolean" | "int" | "long" | "string" | "bytes";
 
@@ -141,11 +142,7 @@ const encoded = new WeakMap<AvroRecord, WeakMap<object, Uint8Array>>();
 
 /** Records one after another (what a container block holds); objects seen before are not walked again. */
 export function encodeRecords(type: AvroRecord, values: readonly AvroValue[]): Uint8Array {
-  let cache = encoded.get(type);
-  if (!cache) {
-    cache = new WeakMap();
-    encoded.set(type, cache);
-  }
+  const cache = getOrCreate(encoded, type, () => new WeakMap<object, Uint8Array>());
   const parts: Uint8Array[] = [];
   for (const [i, v] of values.entries()) {
     const key = typeof v === "object" && v !== null ? v : undefined;

@@ -6,6 +6,7 @@ import { ContainerReader, encodeBlock, MAGIC } from "../avro/container.js";
 import { AvaError } from "../errors.js";
 import { concatBytes } from "../util/bytes.js";
 import { type AvroRecord, type AvroValue, decodeDatum, encodeRecords } from "./avro-datum.js";
+import { getOrCreate } from "../util/get-or-create.js";
 
 /**
  * The header entries every file of a schema has (its text, the null codec), encoded once: a manifest
@@ -14,17 +15,14 @@ import { type AvroRecord, type AvroValue, decodeDatum, encodeRecords } from "./a
 const fixedEntries = new WeakMap<AvroRecord, Uint8Array>();
 
 function fixedEntriesOf(schema: AvroRecord): Uint8Array {
-  let bytes = fixedEntries.get(schema);
-  if (!bytes) {
+  return getOrCreate(fixedEntries, schema, () => {
     const w = new ByteWriter(4096);
     w.string("avro.schema");
     w.string(JSON.stringify(schema));
     w.string("avro.codec");
     w.string("null");
-    bytes = w.view().slice();
-    fixedEntries.set(schema, bytes);
-  }
-  return bytes;
+    return w.view().slice();
+  });
 }
 
 /**
@@ -39,8 +37,13 @@ function headerOf(
   schema: AvroRecord,
   metadata: Record<string, string>,
 ): { header: Uint8Array; sync: Uint8Array } {
-  let made = headers.get(metadata);
-  if (made) return made;
+  return getOrCreate(headers, metadata, () => encodeHeader(schema, metadata));
+}
+
+function encodeHeader(
+  schema: AvroRecord,
+  metadata: Record<string, string>,
+): { header: Uint8Array; sync: Uint8Array } {
   // Math.random is enough for a sync marker and far cheaper than Node's crypto.getRandomValues.
   const sync = new Uint8Array(16);
   for (let i = 0; i < 16; i++) sync[i] = (Math.random() * 256) | 0;
@@ -56,9 +59,7 @@ function headerOf(
   w.raw(fixedEntriesOf(schema));
   w.long(0);
   w.raw(sync);
-  made = { header: w.view().slice(), sync };
-  headers.set(metadata, made);
-  return made;
+  return { header: w.view().slice(), sync };
 }
 
 /** A container file of `records`; pass the same `metadata` object for files whose metadata is the same. */

@@ -11,10 +11,12 @@ import { AvaError } from "../errors.js";
 import type { Snapshot } from "../storage/catalog/model.js";
 import { clockOf, type Storage } from "../storage/types.js";
 import { readAvroFile } from "./avro-file.js";
+import { type Known, inFolder, loadKnown } from "./known-metadata.js";
 import { BACKGROUND_DELAY_MS, inLane } from "./lanes.js";
+import { appendManifests } from "./manifest-merge.js";
 import { inlineWriter, rewriteEntries } from "./snapshot-entries.js";
 import { type IcebergOptions, locator } from "./location.js";
-import { ADDED, type ManifestFile } from "./manifest-schemas.js";
+import type { ManifestFile } from "./manifest-schemas.js";
 import { type ManifestEntry, type SnapshotFiles, writeManifest, writeManifestList } from "./manifests.js";
 import { metadataBytes } from "./metadata-json.js";
 import { icebergSchemas } from "./schema.js";
@@ -25,6 +27,7 @@ import {
   type TableMetadata,
   tableMetadata,
 } from "./table-metadata.js";
+import { getOrCreate } from "../util/get-or-create.js";
 
 export type { IcebergOptions } from "./location.js";
 
@@ -37,43 +40,22 @@ export interface IcebergExport {
   snapshotsWritten: number;
 }
 
-/**
- * Appends list their parent's manifests plus one; at this many the snapshot writes one manifest of its live
- * files instead (Iceberg's commit.manifest.min-count-to-merge default), so a list never grows past it.
- */
-const MERGE_AT = 100;
-
 /** The table's metadata folder in the FileStore. */
 export function icebergFolder(namespace: string, table: string): string {
   return `data/${namespace}/${table}/metadata`;
 }
 
 /**
- * Metadata files are written without fsync: they are a view of the catalog, and one torn by power loss is
- * set aside and rewritten by the next export, so a sync would only slow every commit down.
+ * Metadata files are written without fsync: they are a view of the catalog, and a version torn by power
+ * loss is set aside and rewritten by the next export (known-metadata.ts), so a sync would only slow every
+ * commit down.
  */
 const REBUILDABLE = { durable: false } as const;
-
-const METADATA_FILE = /^v(\d+)\.metadata\.json$/;
-
-/** The newest metadata this process wrote or read, per storage and table: a commit then reads nothing back. */
-interface Known {
-  version: number;
-  /** Undefined when that version cannot be read (a torn write: metadata files are written without fsync). */
-  metadata: TableMetadata | undefined;
-  /** The newest snapshot's manifest list, once read or written: the next append lists it again plus one. */
-  lists: Map<number, ManifestFile[]>;
-}
 
 const known = new WeakMap<Storage, Map<string, Known>>();
 
 function knownOf(storage: Storage): Map<string, Known> {
-  let m = known.get(storage);
-  if (!m) {
-    m = new Map();
-    known.set(storage, m);
-  }
-  return m;
+  return getOrCreate(known, storage, () => new Map<string, Known>());
 }
 
 /**
@@ -145,19 +127,35 @@ async function exportWithRetry(
 /** Another writer created the metadata version this export meant to write. */
 class LostRace extends Error {}
 
-async function loadKnown(storage: Storage, folder: string): Promise<Known | undefined> {
-  let newest = 0;
-  for (const f of await storage.files.list(`${folder}/`)) {
-    const m = METADATA_FILE.exec(f.path.slice(folder.length + 1));
-    if (m) newest = Math.max(newest, Number(m[1]));
-  }
-  if (newest === 0) return undefined;
-  try {
-    const text = new TextDecoder().decode(await storage.files.read(`${folder}/v${newest}.metadata.json`));
-    return { version: newest, metadata: JSON.parse(text) as TableMetadata, lists: new Map() };
-  } catch {
-    return { version: newest, metadata: undefined, lists: new Map() }; // rebuilt whole as the next version
-  }
+/**
+ * The descriptions in the previous version of `kept`'s first snapshots, in order, and their snapshot-log
+ * entries. Both are runs of one table's history in sequence order (expiry only cuts a run's front), so a
+ * run of the previous version that describes the first and the last of the snapshots it has in common with
+ * `kept` describes every one between: only those two are compared, not the thousands between them that each
+ * commit would otherwise walk. Nothing is reused from a version that is not such a run. When the previous
+ * version describes just `kept`'s first snapshots (each commit's case), its very arrays are handed over for
+ * the new version to extend — copying them was the rest of the per-commit cost that grew with the history;
+ * the previous version is not used again (it is replaced, or dropped when the export fails).
+ */
+function describedRun(
+  previous: TableMetadata | undefined,
+  kept: readonly Snapshot[],
+): { snapshots: IcebergSnapshot[]; log: TableMetadata["snapshot-log"] } {
+  const none = { snapshots: [], log: [] };
+  const described = previous?.snapshots ?? [];
+  const first = kept[0];
+  if (!first || described.length === 0) return none;
+  const from = described.findIndex((d) => d["snapshot-id"] >= first.sequenceNumber); // expired ones lead
+  if (from < 0) return none;
+  const n = Math.min(described.length - from, kept.length);
+  const same = (i: number) =>
+    described[from + i]!["snapshot-id"] === kept[i]!.sequenceNumber &&
+    described[from + i]!.summary["avalanche.snapshot-id"] === kept[i]!.id;
+  if (!same(0) || !same(n - 1)) return none;
+  const log = previous!["snapshot-log"];
+  const aligned = log.length === described.length;
+  if (from === 0 && n === described.length && aligned) return { snapshots: described, log };
+  return { snapshots: described.slice(from, from + n), log: aligned ? log.slice(from, from + n) : [] };
 }
 
 async function exportOnce(
@@ -183,14 +181,11 @@ async function exportOnce(
       ? prev
       : undefined;
   const kept = entry.history.snapshots;
-  const described = new Map<number, IcebergSnapshot>();
-  for (const s of usable?.metadata?.snapshots ?? []) described.set(s["snapshot-id"], s);
-  const isDescribed = (s: Snapshot) =>
-    described.get(s.sequenceNumber)?.summary["avalanche.snapshot-id"] === s.id;
+  const reused = describedRun(usable?.metadata, kept);
   if (
     usable?.metadata &&
     usable.metadata.snapshots.length === kept.length &&
-    kept.every(isDescribed) &&
+    reused.snapshots.length === kept.length &&
     usable.metadata["current-schema-id"] === schemas.currentSchemaId
   )
     return {
@@ -208,11 +203,11 @@ async function exportOnce(
     schemas: new Map(schemas.schemas.map((v) => [v["schema-id"], v])),
   };
   const lists = new Map<number, ManifestFile[]>();
-  const listOf = async (sequence: number): Promise<ManifestFile[]> => {
+  const listOf = async (snapshot: IcebergSnapshot): Promise<ManifestFile[]> => {
+    const sequence = snapshot["snapshot-id"];
     const have = lists.get(sequence) ?? usable?.lists.get(sequence);
     if (have) return have;
-    const listUri = described.get(sequence)!["manifest-list"];
-    const path = `${folder}/${listUri.slice(listUri.lastIndexOf("/") + 1)}`;
+    const path = inFolder(folder, snapshot["manifest-list"]);
     const records = readAvroFile(await storage.files.read(path), path).records as unknown as ManifestFile[];
     lists.set(sequence, records);
     return records;
@@ -235,36 +230,27 @@ async function exportOnce(
     return addedBy.get(path) ?? entry.history.base?.throughSequence ?? 0;
   };
 
-  const snapshots: IcebergSnapshot[] = [];
+  const snapshots: IcebergSnapshot[] = reused.snapshots;
   let written = 0;
-  for (let i = 0; i < kept.length; i++) {
+  for (let i = snapshots.length; i < kept.length; i++) {
     const s = kept[i]!;
     const seq = s.sequenceNumber;
-    if (isDescribed(s)) {
-      snapshots.push(described.get(seq)!);
-      continue;
-    }
     const parent = i > 0 ? kept[i - 1]!.sequenceNumber : undefined;
     let manifests: ManifestFile[];
     // A parent's list that cannot be read (a torn write) is no loss: this snapshot then lists its live files.
-    // So does one whose list has grown long (Iceberg's manifest merging), to keep each list bounded.
+    // So does an append whose merging would leave too long a list (manifest-merge.ts).
     const parentList =
       s.removedFiles.length === 0 && parent !== undefined
-        ? await listOf(parent).catch(() => undefined)
+        ? await listOf(snapshots[i - 1]!).catch(() => undefined)
         : undefined;
-    if (parentList && parentList.length < MERGE_AT) {
+    const append = parentList && appendManifests(s, parentList, kept);
+    if (append) {
       const entries = await Promise.all(
-        s.addedFiles.map(
-          async (f): Promise<ManifestEntry> => ({
-            status: ADDED,
-            file: await parquet(f),
-            addedSequence: seq,
-          }),
-        ),
+        append.entries.map(async (e): Promise<ManifestEntry> => ({ ...e, file: await parquet(e.file) })),
       );
       const added = entries.length > 0 ? [writeManifest(ctx, seq, entries)] : [];
       writes.push(...added.map((m) => m.written));
-      manifests = [...added.map((m) => m.value), ...parentList];
+      manifests = [...added.map((m) => m.value), ...append.reused];
     } else {
       const m = writeManifest(ctx, seq, await rewriteEntries(entry, i, s, parquet, sequenceOf));
       writes.push(m.written);
@@ -296,7 +282,7 @@ async function exportOnce(
         },
       ]
     : [];
-  const metadata = tableMetadata(entry, schemas, snapshots, location, nowMs, metadataLog);
+  const metadata = tableMetadata(entry, schemas, snapshots, location, nowMs, metadataLog, reused.log);
   const bytes = metadataBytes(metadata); // made while the manifests are being written
   await Promise.all(writes); // every file the metadata names exists before the metadata does
   const path = `${folder}/v${version}.metadata.json`;

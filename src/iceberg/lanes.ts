@@ -5,6 +5,7 @@
 // find an export in flight now that one takes less than a commit — still shares one version: each commit
 // then costs its manifest and manifest list, and the metadata file and hint are paid once per burst.
 import type { Storage } from "../storage/types.js";
+import { getOrCreate } from "../util/get-or-create.js";
 
 /** How long a background export waits for more commits to describe (the staleness background mode accepts). */
 export const BACKGROUND_DELAY_MS = 20;
@@ -32,12 +33,7 @@ export function inLane<T>(
   work: () => Promise<T>,
   delayMs = 0,
 ): Promise<T> {
-  let byTable = lanes.get(storage);
-  if (!byTable) {
-    byTable = new Map();
-    lanes.set(storage, byTable);
-  }
-  const tables = byTable;
+  const tables = getOrCreate(lanes, storage, () => new Map<string, Lane>());
   const lane: Lane = tables.get(key) ?? { last: Promise.resolve() };
   tables.set(key, lane);
   if (shared && lane.waiting) return lane.waiting as Promise<T>;

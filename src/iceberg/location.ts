@@ -3,6 +3,7 @@
 // local files (Node), the file:// URI of each file.
 import { AvaError } from "../errors.js";
 import type { FileStore } from "../storage/types.js";
+import { getOrCreate } from "../util/get-or-create.js";
 
 export interface IcebergOptions {
   /**
@@ -43,12 +44,7 @@ export function locator(files: FileStore, { location }: IcebergOptions, table: s
   return (path) => {
     const cut = path.lastIndexOf("/");
     if (cut <= 0) return fileUri(local(path));
-    const folder = path.slice(0, cut);
-    let uri = folders.get(folder);
-    if (uri === undefined) {
-      uri = fileUri(local(folder));
-      folders.set(folder, uri);
-    }
+    const uri = getOrCreate(folders, path.slice(0, cut), (folder) => fileUri(local(folder)));
     return `${uri}/${encodePath(path.slice(cut + 1))}`;
   };
 }
@@ -60,12 +56,7 @@ export function locator(files: FileStore, { location }: IcebergOptions, table: s
 const folderUrisByStore = new WeakMap<FileStore, Map<string, string>>();
 
 function folderUris(files: FileStore): Map<string, string> {
-  let m = folderUrisByStore.get(files);
-  if (!m) {
-    m = new Map();
-    folderUrisByStore.set(files, m);
-  }
-  return m;
+  return getOrCreate(folderUrisByStore, files, () => new Map<string, string>());
 }
 
 function encodePath(path: string): string {

@@ -19,6 +19,7 @@ import {
   type ManifestFile,
 } from "./manifest-schemas.js";
 import type { IcebergSchema } from "./schema.js";
+import { getOrCreate } from "../util/get-or-create.js";
 
 /** A data file as a manifest names it: its Parquet file in the store (inlined rows are written out first). */
 export interface ParquetFile {
@@ -74,19 +75,14 @@ function uniqueName(): string {
 const manifestMetadata = new WeakMap<IcebergSchema, Record<string, string>>();
 
 function manifestMetadataOf(schema: IcebergSchema): Record<string, string> {
-  let metadata = manifestMetadata.get(schema);
-  if (!metadata) {
-    metadata = {
-      schema: JSON.stringify(schema),
-      "schema-id": String(schema["schema-id"]),
-      "partition-spec": "[]",
-      "partition-spec-id": "0",
-      "format-version": "2",
-      content: "data",
-    };
-    manifestMetadata.set(schema, metadata);
-  }
-  return metadata;
+  return getOrCreate(manifestMetadata, schema, () => ({
+    schema: JSON.stringify(schema),
+    "schema-id": String(schema["schema-id"]),
+    "partition-spec": "[]",
+    "partition-spec-id": "0",
+    "format-version": "2",
+    content: "data",
+  }));
 }
 
 /** A write awaited later: marked handled now, so a failure before then is not an unhandled rejection. */

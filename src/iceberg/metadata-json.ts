@@ -2,61 +2,88 @@
 // history, and every new version repeats them unchanged but for the newest entries: serializing and UTF-8
 // encoding the whole text again on each commit was most of the per-commit CPU once a table had a few hundred
 // snapshots. So each list's bytes are kept in a growing buffer, found again by the list's first entry (later
-// versions reuse the same entry objects), and a new version appends only its new entries' JSON: the work per
-// commit is the new entries plus one copy of the file's bytes, not a serialization of the whole history.
+// versions reuse the same entry objects), and a new version appends only its new entries' JSON.
+//
+// The snapshot list (about 600 bytes a snapshot, the bulk of the file) is not copied either: its buffer keeps
+// room before the entries for the rest of the file's head and after them for the snapshot log, and the file
+// is a view of that buffer. The work per version is then the new entries, the head and the log (about 50
+// bytes a snapshot); joining the whole file into a new buffer cost as much as writing it out.
 import { concatBytes } from "../util/bytes.js";
 import type { TableMetadata } from "./table-metadata.js";
 
 const encoder = new TextEncoder();
 
-/** A list's entries serialized so far, comma-joined, in a buffer with room to grow. */
+/** A list's entries serialized so far, comma-joined, at [start, end) of a buffer with room on both sides. */
 interface Joined {
   count: number;
   last: object;
   buffer: Uint8Array;
-  length: number;
+  start: number;
+  end: number;
 }
 
 /** By the list's first entry: a list that lost its first entries (expired snapshots) starts a new buffer. */
 const joinedByFirst = new WeakMap<object, Joined>();
 
-function append(joined: Joined, bytes: Uint8Array): void {
-  const needed = joined.length + bytes.length + 1;
-  if (needed > joined.buffer.length) {
-    const grown = new Uint8Array(Math.max(needed, joined.buffer.length * 2));
-    grown.set(joined.buffer.subarray(0, joined.length));
-    joined.buffer = grown;
-  }
-  if (joined.length > 0) joined.buffer[joined.length++] = 0x2c; // ","
-  joined.buffer.set(bytes, joined.length);
-  joined.length += bytes.length;
+/** Gives `joined` at least `before` free bytes before its entries and `after` after them. */
+function reserve(joined: Joined, before: number, after: number): void {
+  if (joined.start >= before && joined.buffer.length - joined.end >= after) return;
+  const length = joined.end - joined.start;
+  const start = Math.max(joined.start, before * 2);
+  const grown = new Uint8Array(start + Math.max(length * 2, length + after * 2, 1024));
+  grown.set(joined.buffer.subarray(joined.start, joined.end), start);
+  joined.buffer = grown;
+  joined.start = start;
+  joined.end = start + length;
 }
 
-/** The entries' JSON joined by commas (no brackets): only entries not yet serialized are encoded. */
-function joinedBytes(entries: readonly object[]): Uint8Array {
+function append(joined: Joined, bytes: Uint8Array): void {
+  reserve(joined, 0, bytes.length + 1);
+  if (joined.end > joined.start) joined.buffer[joined.end++] = 0x2c; // ","
+  joined.buffer.set(bytes, joined.end);
+  joined.end += bytes.length;
+}
+
+/** The entries' JSON joined by commas (no brackets), only entries not yet serialized being encoded. */
+function joinedOf(entries: readonly object[]): Joined | undefined {
   const first = entries[0];
-  if (first === undefined) return new Uint8Array(0);
+  if (first === undefined) return undefined;
   let joined = joinedByFirst.get(first);
   if (!joined || joined.count > entries.length || entries[joined.count - 1] !== joined.last) {
-    joined = { count: 0, last: first, buffer: new Uint8Array(1024), length: 0 };
+    joined = { count: 0, last: first, buffer: new Uint8Array(1024), start: 0, end: 0 };
     joinedByFirst.set(first, joined);
   }
   for (let i = joined.count; i < entries.length; i++)
     append(joined, encoder.encode(JSON.stringify(entries[i])));
   joined.count = entries.length;
   joined.last = entries[entries.length - 1]!;
-  return joined.buffer.subarray(0, joined.length);
+  return joined;
 }
 
-/** The same JSON as `JSON.stringify(metadata)`, but for the order of the fields (the lists come last). */
+const view = (j: Joined | undefined) => (j ? j.buffer.subarray(j.start, j.end) : new Uint8Array(0));
+
+/**
+ * The same JSON as `JSON.stringify(metadata)`, but for the order of the fields (the lists come last).
+ * The bytes are a view of a buffer the next version of the same table reuses: write them out before making
+ * the next version (an export does; one export per table runs at a time, see lanes.ts).
+ */
 export function metadataBytes(metadata: TableMetadata): Uint8Array {
   const { snapshots, "snapshot-log": snapshotLog, ...head } = metadata;
-  return concatBytes([
-    // The head is never empty (format-version, table-uuid, …): the lists follow a comma.
-    encoder.encode(`${JSON.stringify(head).slice(0, -1)},"snapshots":[`),
-    joinedBytes(snapshots),
-    encoder.encode(`],"snapshot-log":[`),
-    joinedBytes(snapshotLog),
-    encoder.encode("]}"),
-  ]);
+  // The head is never empty (format-version, table-uuid, …): the lists follow a comma.
+  const before = encoder.encode(`${JSON.stringify(head).slice(0, -1)},"snapshots":[`);
+  const log = view(joinedOf(snapshotLog));
+  const between = encoder.encode(`],"snapshot-log":[`);
+  const close = encoder.encode("]}");
+  const list = joinedOf(snapshots);
+  if (!list) return concatBytes([before, between, log, close]);
+  const after = between.length + log.length + close.length;
+  reserve(list, before.length, after);
+  const { buffer, start } = list;
+  let end = list.end;
+  buffer.set(before, start - before.length);
+  for (const part of [between, log, close]) {
+    buffer.set(part, end);
+    end += part.length;
+  }
+  return buffer.subarray(start - before.length, end);
 }

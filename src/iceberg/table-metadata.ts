@@ -11,6 +11,7 @@
 import type { Snapshot, TableMeta } from "../storage/catalog/model.js";
 import type { ManifestFile } from "./manifest-schemas.js";
 import type { IcebergSchema, IcebergSchemas } from "./schema.js";
+import { getOrCreate } from "../util/get-or-create.js";
 
 export interface IcebergSnapshot {
   "snapshot-id": number;
@@ -94,17 +95,18 @@ export function snapshotSummary(s: Snapshot, manifests: readonly ManifestFile[])
   return summary;
 }
 
+/** The name mapping's text, made once per table schema version (it is in every metadata version). */
+const mappingTexts = new WeakMap<object, string>();
+
 type LogEntry = TableMetadata["snapshot-log"][number];
 const logEntries = new WeakMap<IcebergSnapshot, LogEntry>();
 
 /** One object per snapshot, so the metadata file's bytes for it are made once (see metadata-json.ts). */
 function logEntryOf(s: IcebergSnapshot): LogEntry {
-  let entry = logEntries.get(s);
-  if (!entry) {
-    entry = { "timestamp-ms": s["timestamp-ms"], "snapshot-id": s["snapshot-id"] };
-    logEntries.set(s, entry);
-  }
-  return entry;
+  return getOrCreate(logEntries, s, () => ({
+    "timestamp-ms": s["timestamp-ms"],
+    "snapshot-id": s["snapshot-id"],
+  }));
 }
 
 export function tableMetadata(
@@ -114,7 +116,10 @@ export function tableMetadata(
   location: string,
   nowMs: number,
   metadataLog: TableMetadata["metadata-log"],
+  /** The snapshot log of `snapshots`' first entries when known (the previous version's): extended in place. */
+  snapshotLog: TableMetadata["snapshot-log"] = [],
 ): TableMetadata {
+  for (let i = snapshotLog.length; i < snapshots.length; i++) snapshotLog.push(logEntryOf(snapshots[i]!));
   const current = snapshots.at(-1);
   const out: TableMetadata = {
     "format-version": 2,
@@ -131,11 +136,11 @@ export function tableMetadata(
     "last-partition-id": 999,
     properties: {
       ...meta.properties,
-      "schema.name-mapping.default": JSON.stringify(schemas.nameMapping),
+      "schema.name-mapping.default": getOrCreate(mappingTexts, schemas.nameMapping, JSON.stringify),
       "write.format.default": "parquet",
     },
     snapshots,
-    "snapshot-log": snapshots.map(logEntryOf),
+    "snapshot-log": snapshotLog,
     "metadata-log": metadataLog,
     "sort-orders": [{ "order-id": 0, fields: [] }],
     "default-sort-order-id": 0,

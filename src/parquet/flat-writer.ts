@@ -11,6 +11,7 @@ import * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
 import { ByteSink } from "./byte-sink.js";
 import { ThriftWriter } from "./thrift-compact.js";
+import { getOrCreate } from "../util/get-or-create.js";
 
 const PHYSICAL = { INT64: 2, DOUBLE: 5, BYTE_ARRAY: 6 } as const;
 const REPETITION = { REQUIRED: 0, OPTIONAL: 1, REPEATED: 2 } as const;
@@ -384,12 +385,7 @@ function fieldId(w: ThriftWriter, field: A.Field): void {
 /** ARROW:schema: the IPC schema message (continuation, length, flatbuffer), base64; once per schema. */
 const schemaTexts = new WeakMap<A.Schema, string>();
 function arrowSchemaBase64(schema: A.Schema): string {
-  let text = schemaTexts.get(schema);
-  if (text === undefined) {
-    text = encodeSchema(schema);
-    schemaTexts.set(schema, text);
-  }
-  return text;
+  return getOrCreate(schemaTexts, schema, encodeSchema);
 }
 
 function encodeSchema(schema: A.Schema): string {

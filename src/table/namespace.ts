@@ -16,6 +16,7 @@ import {
   type MaintenanceRunner,
   startMaintenance,
 } from "./maintenance-runner.js";
+import { getOrCreate } from "../util/get-or-create.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: declarations of any row type
 type AnyDeclaration = TableDeclaration<any, any>;
@@ -79,12 +80,7 @@ function runnerFor(
   }
   const shared = storage.maintenance;
   if (!shared?.auto) return undefined;
-  let runner = storageRunners.get(storage);
-  if (!runner) {
-    runner = startMaintenance(storage, undefined, shared);
-    storageRunners.set(storage, runner);
-  }
-  return runner;
+  return getOrCreate(storageRunners, storage, () => startMaintenance(storage, undefined, shared));
 }
 
 const RESERVED = new Set([

@@ -34,16 +34,12 @@ import type { Transaction } from "./transaction.js";
 import { Scan } from "./scan.js";
 import { type CommitListener, subscribeCommits } from "./subscribe.js";
 import { columnStats } from "./stats.js";
+import { getOrCreate } from "../util/get-or-create.js";
 
 // Stored schemas are shared by every state that holds the same table entry: serialize each one once.
 const fingerprints = new WeakMap<object, string>();
 function fingerprint(fields: readonly FieldJson[]): string {
-  let f = fingerprints.get(fields);
-  if (f === undefined) {
-    f = JSON.stringify(fields);
-    fingerprints.set(fields, f);
-  }
-  return f;
+  return getOrCreate(fingerprints, fields, () => JSON.stringify(fields));
 }
 
 /**

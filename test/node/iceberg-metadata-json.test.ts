@@ -34,7 +34,7 @@ function version(snapshots: IcebergSnapshot[], log: TableMetadata["metadata-log"
 const parsed = (m: TableMetadata) => JSON.parse(new TextDecoder().decode(metadataBytes(m)));
 
 describe("metadata JSON made incrementally", () => {
-  it("parses to the metadata as the history grows, loses its oldest snapshots, and is read back", () => {
+  it("parses to the metadata as the history grows, loses its oldest snapshots, is read back, and its head grows", () => {
     const all = Array.from({ length: 40 }, (_, i) => snapshot(i + 1));
     const log: TableMetadata["metadata-log"] = [];
     for (let n = 1; n <= 30; n++) {
@@ -50,6 +50,18 @@ describe("metadata JSON made incrementally", () => {
     const reread = all.slice(0, 31).map((s) => JSON.parse(JSON.stringify(s)) as IcebergSnapshot);
     const grown = version([...reread, all[31]!], log);
     expect(parsed(grown)).toEqual(JSON.parse(JSON.stringify(grown)));
+    // A head that outgrows the room kept before the snapshots (a long property), then a short one again.
+    const long = tableMetadata(
+      { ...meta, properties: { owner: "x".repeat(5_000) } } as never,
+      schemas,
+      [...reread, all[31]!],
+      "s3://b/t",
+      6_000,
+      log,
+    );
+    expect(parsed(long)).toEqual(JSON.parse(JSON.stringify(long)));
+    const after = version([...reread, ...all.slice(31, 33)], log);
+    expect(parsed(after)).toEqual(JSON.parse(JSON.stringify(after)));
     // An empty table: no snapshots.
     expect(parsed(version([], []))).toEqual(JSON.parse(JSON.stringify(version([], []))));
   });

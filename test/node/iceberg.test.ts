@@ -3,7 +3,7 @@
 // manifests and manifest lists with the spec's own schemas as reader schemas (field ids, required fields).
 import { execFileSync } from "node:child_process";
 import { createReadStream } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, truncate } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -14,6 +14,7 @@ import { icebergRead } from "icebird";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as ava from "../../src/index.js";
 import { nodeStorage } from "../../src/node.js";
+import { manifestMerging } from "../../src/iceberg/manifest-merge.js";
 import { expireTable } from "../../src/table/expire.js";
 import { Transaction } from "../../src/table/transaction.js";
 
@@ -37,7 +38,7 @@ beforeAll(async () => {
           "content-length": end - start + 1,
           ...(range ? { "content-range": `bytes ${start}-${end}/${s.size}` } : {}),
         });
-        if (req.method === "HEAD") return res.end();
+        if (req.method === "HEAD" || end < start) return res.end(); // an empty file has no range to stream
         createReadStream(path, { start, end }).pipe(res);
       },
       () => {
@@ -161,12 +162,36 @@ async function history(events: ava.Table): Promise<ava.Snapshot[]> {
   return events.history();
 }
 
-/** A lake table through history(), its newest metadata, and the local path of a URI the metadata names. */
-async function lakeWithHistory() {
+/** A fresh lake table (see lake()), pushed, in a fresh folder served at `location`. */
+async function openLake() {
   const { root, location } = await freshRoot();
   const ns = await lake(location).open({ storage: nodeStorage({ root, fsync: false }) });
   await ns.push();
-  const events = ns.events as unknown as ava.Table;
+  return { root, location, events: ns.events as unknown as ava.Table };
+}
+
+/**
+ * Time travel by snapshot id: icebird, given `metadata` with each snapshot as the current one, reads exactly
+ * our rows at that snapshot.
+ */
+async function expectEverySnapshot(
+  tableUrl: string,
+  metadata: Record<string, unknown>,
+  table: ava.Table,
+  snapshots: readonly ava.Snapshot[],
+): Promise<void> {
+  for (const s of snapshots) {
+    const read = await icebergRead({
+      tableUrl,
+      metadata: { ...metadata, "current-snapshot-id": s.sequenceNumber } as never,
+    });
+    expect(canonical(read), `snapshot ${s.sequenceNumber} (${s.operation})`).toEqual(await ours(table, s.id));
+  }
+}
+
+/** A lake table through history(), its newest metadata, and the local path of a URI the metadata names. */
+async function lakeWithHistory() {
+  const { root, location, events } = await openLake();
   const snapshots = await history(events);
   const folder = join(root, "data/lake/events/metadata");
   const metadata = JSON.parse(await readFile(join(folder, `v${snapshots.length}.metadata.json`), "utf8"));
@@ -287,10 +312,7 @@ function specIds(fields: SpecField[]): Record<string, unknown> {
 
 describe("Iceberg metadata written on every commit", () => {
   it("icebird reads exactly our rows at every snapshot (time travel by metadata version and by snapshot id)", async () => {
-    const { root, location } = await freshRoot();
-    const ns = await lake(location).open({ storage: nodeStorage({ root, fsync: false }) });
-    await ns.push();
-    const events = ns.events as unknown as ava.Table;
+    const { root, location, events } = await openLake();
     const snapshots = await history(events);
     expect(snapshots.map((s) => s.operation)).toEqual([
       "append",
@@ -317,13 +339,7 @@ describe("Iceberg metadata written on every commit", () => {
     expect(
       latest.snapshots.map((s: { summary: Record<string, string> }) => s.summary["avalanche.snapshot-id"]),
     ).toEqual(snapshots.map((s) => s.id));
-    for (const s of snapshots) {
-      const read = await icebergRead({
-        tableUrl,
-        metadata: { ...latest, "current-snapshot-id": s.sequenceNumber },
-      });
-      expect(canonical(read)).toEqual(await ours(events, s.id));
-    }
+    await expectEverySnapshot(tableUrl, latest, events, snapshots);
     expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await events.scan().toObjects()));
   });
 
@@ -396,6 +412,59 @@ function statValue(v: unknown): unknown {
   if (typeof v === "object" && v !== null && "float" in v) return Number((v as { float: string }).float);
   return v;
 }
+
+describe("metadata written without fsync", () => {
+  it("a version torn by power loss (a manifest it names, or its own JSON) is rewritten whole by the next export", async () => {
+    const { root, location, events } = await openLake();
+    for (const [from, n] of [
+      [0, 3],
+      [3, 2],
+      [5, 4],
+    ] as const)
+      await events.append(rows(from, n));
+    const folder = join(root, "data/lake/events/metadata");
+    const tableUrl = `${location}/data/lake/events`;
+    const local = (uri: string) => join(root, uri.slice(location.length + 1));
+    const version = async (v: number) =>
+      JSON.parse(await readFile(join(folder, `v${v}.metadata.json`), "utf8"));
+    const lists = (m: { snapshots: { "manifest-list": string }[] }) =>
+      m.snapshots.map((s) => s["manifest-list"]);
+    // A process after the power loss: nothing in memory, only what is on disk.
+    const afterPowerLoss = async () => {
+      const ns = await lake(location).open({ storage: nodeStorage({ root, fsync: false }) });
+      return ns.events as unknown as ava.Table;
+    };
+
+    // v3's JSON reached the disk, the newest snapshot's own manifest did not.
+    const v3 = await version(3);
+    const [list] = readWithSpec("manifest_file", MANIFEST_FILE, [local(v3.snapshots[2]["manifest-list"])]);
+    const torn = list!.records.find((m) => m.added_snapshot_id === 3)!.manifest_path as string;
+    await truncate(local(torn), Math.floor((await stat(local(torn))).size / 2));
+    await expect(icebergRead({ tableUrl })).rejects.toThrow();
+    await (await afterPowerLoss()).append(rows(9, 1));
+    const v4 = await version(4);
+    // Every snapshot got new files: none of v3's lists is reused (one of them names the torn manifest).
+    expect(lists(v4).filter((l) => lists(v3).includes(l))).toEqual([]);
+    const snapshots = await events.history();
+    expect(snapshots).toHaveLength(4);
+    await expectEverySnapshot(tableUrl, v4, events, snapshots);
+    expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await events.scan().toObjects()));
+
+    // Now v4's JSON is torn (half its bytes) and the hint is gone: v5 describes every snapshot again.
+    const v4Path = join(folder, "v4.metadata.json");
+    await truncate(v4Path, Math.floor((await stat(v4Path)).size / 2));
+    await rm(join(folder, "version-hint.text"));
+    await (await afterPowerLoss()).append(rows(10, 2));
+    expect(await readFile(join(folder, "version-hint.text"), "utf8")).toBe("5");
+    const v5 = await version(5);
+    expect(lists(v5).filter((l) => lists(v4).includes(l))).toEqual([]);
+    const all = await events.history();
+    expect(
+      v5.snapshots.map((s: { summary: Record<string, string> }) => s.summary["avalanche.snapshot-id"]),
+    ).toEqual(all.map((s) => s.id));
+    await expectEverySnapshot(tableUrl, v5, events, all);
+  });
+});
 
 describe("column metrics in manifests", () => {
   it("every live file's bounds and counts, read with Apache Avro, are exactly its catalog statistics", async () => {
@@ -472,12 +541,7 @@ describe("column metrics in manifests", () => {
     );
     // Readers still read every snapshot exactly with the metrics there.
     const tableUrl = `${location}/data/lake/events`;
-    for (const s of snapshots)
-      expect(
-        canonical(
-          await icebergRead({ tableUrl, metadata: { ...metadata, "current-snapshot-id": s.sequenceNumber } }),
-        ),
-      ).toEqual(await ours(events, s.id));
+    await expectEverySnapshot(tableUrl, metadata, events, snapshots);
   });
 });
 
@@ -529,10 +593,7 @@ async function expectFieldIds(path: string, icebergSchema: { fields: { name: str
 
 describe("Parquet field ids", () => {
   it("data files of a table with Iceberg metadata carry the schema's field ids (read back by native DuckDB)", async () => {
-    const { root, location } = await freshRoot();
-    const ns = await lake(location).open({ storage: nodeStorage({ root, fsync: false }) });
-    await ns.push();
-    const events = ns.events as unknown as ava.Table;
+    const { root, location, events } = await openLake();
     await events.append(rows(0, 7));
     const [file] = (await events.scan().plan()).files;
     const folder = join(root, "data/lake/events/metadata");
@@ -599,15 +660,7 @@ describe("Parquet field ids", () => {
       "append",
       "compact",
     ]);
-    for (const s of snapshots) {
-      const read = await icebergRead({
-        tableUrl,
-        metadata: { ...metadata, "current-snapshot-id": s.sequenceNumber },
-      });
-      expect(canonical(read), `snapshot ${s.sequenceNumber} (${s.operation})`).toEqual(
-        await ours(events, s.id),
-      );
-    }
+    await expectEverySnapshot(tableUrl, metadata, events, snapshots);
   });
 
   it("a table Iceberg cannot describe still compacts, into files without field ids", async () => {
@@ -710,6 +763,18 @@ describe("concurrent commits and writers", () => {
   });
 });
 
+/** A table of one int column `id` in namespace `name`, pushed, on a fresh Node storage. */
+async function idTable(name: string, options: { rowLineage?: boolean } = {}) {
+  const { root, location } = await freshRoot();
+  const storage = nodeStorage({ root, fsync: false });
+  const schema = new A.Schema([new A.Field("id", new A.Int32(), false)]);
+  const ns = await ava
+    .defineNamespace({ name, tables: { t: ava.table({ schema, ...options }) } })
+    .open({ storage });
+  await ns.push();
+  return { root, location, storage, t: ns.t as unknown as ava.Table };
+}
+
 describe("exportIceberg() of any table", () => {
   const Plain = ava.defineNamespace({
     name: "plain",
@@ -742,13 +807,7 @@ describe("exportIceberg() of any table", () => {
     expect(metadata.snapshots.map((s: { "snapshot-id": number }) => s["snapshot-id"])).toEqual(
       kept.map((s) => s.sequenceNumber),
     );
-    for (const s of kept) {
-      const read = await icebergRead({
-        tableUrl,
-        metadata: { ...metadata, "current-snapshot-id": s.sequenceNumber },
-      });
-      expect(canonical(read), `snapshot ${s.sequenceNumber}`).toEqual(await ours(small, s.id));
-    }
+    await expectEverySnapshot(tableUrl, metadata, small, kept);
 
     // Nothing new: nothing written. Then two appends: two snapshots more, in version 2, reusing manifests.
     expect((await ava.exportIceberg(storage, "plain", "small", { location })).snapshotsWritten).toBe(0);
@@ -767,6 +826,22 @@ describe("exportIceberg() of any table", () => {
     });
     expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await small.scan().toObjects()));
 
+    // Snapshots the last version describes expire: the next version describes the rest and reuses their files.
+    await expireTable(storage, "plain", "small", { maxAgeMs: 0, minSnapshots: 2 });
+    await small.append(rows(600, 2));
+    const fourth = await ava.exportIceberg(storage, "plain", "small", { location });
+    expect(fourth).toMatchObject({ version: 4, snapshotsWritten: 1 });
+    const v4 = JSON.parse(await readFile(join(root, fourth.metadataPath), "utf8"));
+    const remaining = await small.history();
+    expect(remaining).toHaveLength(3);
+    expect(v4.snapshots.map((s: { "snapshot-id": number }) => s["snapshot-id"])).toEqual(
+      remaining.map((s) => s.sequenceNumber),
+    );
+    expect(v4["snapshot-log"].map((s: { "snapshot-id": number }) => s["snapshot-id"])).toEqual(
+      remaining.map((s) => s.sequenceNumber),
+    );
+    await expectEverySnapshot(tableUrl, v4, small, remaining);
+
     // vacuum() leaves the metadata alone; dropping the table removes it.
     await ava.vacuum(storage, { olderThanMs: 0 });
     expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await small.scan().toObjects()));
@@ -779,17 +854,8 @@ describe("exportIceberg() of any table", () => {
   });
 
   it("merges manifests once a snapshot's list reaches 100 (lists stay bounded, reads stay exact)", async () => {
-    const { root, location } = await freshRoot();
-    const storage = nodeStorage({ root, fsync: false });
-    const Many = ava.defineNamespace({
-      name: "many",
-      tables: {
-        t: ava.table({ schema: new A.Schema([new A.Field("id", new A.Int32(), false)]), rowLineage: false }),
-      },
-    });
-    const ns = await Many.open({ storage });
-    await ns.push();
-    for (let i = 0; i < 104; i++) await ns.t.append([{ id: i }] as never);
+    const { root, location, storage, t } = await idTable("many", { rowLineage: false });
+    for (let i = 0; i < 104; i++) await t.append([{ id: i }]);
     const { metadataPath } = await ava.exportIceberg(storage, "many", "t", { location });
     const metadata = JSON.parse(await readFile(join(root, metadataPath), "utf8"));
     const lengths = readWithSpec(
@@ -801,11 +867,46 @@ describe("exportIceberg() of any table", () => {
     ).map((l) => l.records.length);
     expect(lengths).toEqual([98, 99, 100, 1, 2, 3, 4]);
     const tableUrl = `${location}/data/many/t`;
-    const history = await (ns.t as unknown as ava.Table).history();
+    const history = await t.history();
     for (const at of [99, 100, 101, 103]) {
       const read = await icebergRead({ tableUrl, metadata: { ...metadata, "current-snapshot-id": at } });
       expect(read.map((r) => r.id).sort((a, b) => a - b)).toEqual(Array.from({ length: at }, (_, i) => i));
       expect(history[at - 1]!.sequenceNumber).toBe(at);
+    }
+  });
+
+  it("merges only the small manifests, and lists the live files afresh once merged ones fill a list", async () => {
+    expect(manifestMerging.minCount).toBe(100);
+    manifestMerging.minCount = 4; // the tiers in 18 appends instead of thousands
+    try {
+      const { root, location, storage, t } = await idTable("tiers");
+      for (let i = 0; i < 15; i++) await t.append([{ id: i }]);
+      await ava.exportIceberg(storage, "tiers", "t", { location });
+      // A fresh process goes on from the lists on disk, and merges manifests it read back (at 18).
+      const again = nodeStorage({ root, fsync: false });
+      for (let i = 15; i < 18; i++) await t.append([{ id: i }]);
+      const { metadataPath } = await ava.exportIceberg(again, "tiers", "t", { location });
+      const metadata = JSON.parse(await readFile(join(root, metadataPath), "utf8"));
+      const local = (uri: string) => join(root, uri.slice(location.length + 1));
+      const lists = readWithSpec(
+        "manifest_file",
+        MANIFEST_FILE,
+        metadata.snapshots.map((s: { "manifest-list": string }) => local(s["manifest-list"])),
+      );
+      // Appends 5, 9 and 12 merge the small manifests into one (the merged ones stay as they are); at 14 the
+      // merged ones alone would fill the list, so it lists every live file in one manifest.
+      expect(lists.map((l) => l.records.length)).toEqual([
+        1, 2, 3, 4, 1, 2, 3, 4, 2, 3, 4, 3, 4, 1, 2, 3, 4, 2,
+      ]);
+      const files = (m: Record<string, unknown>) =>
+        (m.added_files_count as number) + (m.existing_files_count as number);
+      expect([5, 9, 12, 14, 18].map((at) => files(lists[at - 1]!.records[0]!))).toEqual([5, 4, 3, 14, 4]);
+      expect(lists.map((l) => l.records.reduce((n, m) => n + files(m), 0))).toEqual(
+        Array.from({ length: 18 }, (_, i) => i + 1),
+      );
+      await expectEverySnapshot(`${location}/data/tiers/t`, metadata, t, await t.history());
+    } finally {
+      manifestMerging.minCount = 100;
     }
   });
 

@@ -10,6 +10,7 @@ import type { FileInfo, FileStore } from "../types.js";
 import { optionalModule } from "./optional-module.js";
 import { type RetryOptions, withRetry } from "./retry.js";
 import { isNotFound, isTransientS3, s3Error } from "./s3-errors.js";
+import { getOrCreate } from "../../util/get-or-create.js";
 
 type S3Module = typeof import("@aws-sdk/client-s3");
 
@@ -332,15 +333,12 @@ async function bodyBytes(out: GetOutput): Promise<Uint8Array> {
 const probes = new WeakMap<S3ClientLike, Map<string, Promise<boolean>>>();
 
 function probedOnce(client: S3ClientLike, bucket: string, probe: () => Promise<boolean>): Promise<boolean> {
-  const byBucket = probes.get(client) ?? new Map<string, Promise<boolean>>();
-  probes.set(client, byBucket);
-  let found = byBucket.get(bucket);
-  if (!found) {
-    found = probe();
+  const byBucket = getOrCreate(probes, client, () => new Map<string, Promise<boolean>>());
+  return getOrCreate(byBucket, bucket, () => {
+    const found = probe();
     found.catch(() => byBucket.delete(bucket)); // a failed probe (server down) is asked again
-    byBucket.set(bucket, found);
-  }
-  return found;
+    return found;
+  });
 }
 
 /** One client per distinct settings in this process: each holds a pool of keep-alive sockets. */
