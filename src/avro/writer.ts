@@ -116,8 +116,8 @@ function takeEncoder(codec: AvroCodec, sync: Uint8Array, out: ByteWriter): Block
   return encoder!;
 }
 
+/** The encoder alone: its `out` is given back on its own, once written. */
 function giveBackEncoder(encoder: BlockEncoder): void {
-  giveBackBlockBuffer(encoder.out);
   const bytes = encoder.retainedBytes;
   if (freeEncoderBytes + bytes > FREE_ENCODER_BYTES) return;
   freeEncoders.push(encoder);
@@ -375,7 +375,10 @@ export class AvroStreamWriter {
     }
     this.#pending = 0;
     if (encoder.count > 0) this.#queue(encoder);
-    else giveBackEncoder(encoder);
+    else {
+      giveBackBlockBuffer(encoder.out);
+      giveBackEncoder(encoder);
+    }
     return this.#writing;
   }
 
@@ -391,15 +394,23 @@ export class AvroStreamWriter {
     return takeEncoder(this.#codec, this.#sync, takeBlockBuffer(this.#blockPoints * 18 + (1 << 16)));
   }
 
-  /** Queues one block's compression and write to the sink of now; the encoder is free again after. */
+  /**
+   * Compresses one block now and queues its write to the sink of now, after every write queued before it.
+   * Snappy's work is synchronous: the encoder's records and compression buffers are free for the next block
+   * at once, instead of held while earlier writes wait — a burst of batches would otherwise hold (and
+   * allocate) a set of block-sized buffers for each. The block buffer is free again once written.
+   */
   #queue(encoder: BlockEncoder): void {
     const sink = this.#sink;
+    const out = encoder.out;
+    const compressed = Promise.resolve(encoder.end()).finally(() => giveBackEncoder(encoder));
+    compressed.catch(() => {}); // a failure is latched by the write's step below
     this.#then(
       async () => {
-        await encoder.end();
-        await sink.write(encoder.out.view());
+        await compressed;
+        await sink.write(out.view());
       },
-      () => giveBackEncoder(encoder),
+      () => giveBackBlockBuffer(out),
     );
   }
 
