@@ -36,8 +36,8 @@ export function nodeBody(req: IncomingMessage): {
 
 /**
  * Every chunk into one buffer of the declared length; if the client sends more than it declared (or
- * declared nothing), the chunks are kept and joined instead. Past `limit` the rest is discarded and the
- * answer is `undefined`.
+ * declared nothing), the chunks are kept and joined instead. Past `limit` reading stops and the answer is
+ * `undefined`.
  */
 function readWhole(req: IncomingMessage, limit: number): Promise<Uint8Array | undefined> {
   const declared = Number(req.headers["content-length"]);
@@ -57,10 +57,9 @@ function readWhole(req: IncomingMessage, limit: number): Promise<Uint8Array | un
     };
     const onData = (chunk: Uint8Array) => {
       if (total + chunk.length > limit) {
-        // What follows is discarded as it comes (as node:http does with a body nobody reads), not kept: the
-        // answer (413) goes out at once and the connection stays usable.
+        // No further: toNodeListener answers (413) and closes the connection instead of reading the rest.
+        req.pause();
         done(undefined);
-        req.resume();
         return;
       }
       if (whole && total + chunk.length <= whole.length) whole.set(chunk, total);

@@ -35,7 +35,11 @@ async function respond(handler: FetchHandler, req: IncomingMessage, res: ServerR
   } as RequestInit);
   if (body) setDirectBody(request, body.direct);
   const response = await handler(request);
-  res.writeHead(response.status, Object.fromEntries(response.headers));
+  const answer = Object.fromEntries(response.headers);
+  // A body left unread (refused before or while it came: 401, 413): the connection is closed after the
+  // answer, rather than the rest of the body read to keep it alive.
+  if (body && !req.complete) answer.connection = "close";
+  res.writeHead(response.status, answer);
   if (!response.body) {
     res.end();
     return;

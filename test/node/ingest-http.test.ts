@@ -155,23 +155,26 @@ describe("ingestHandler on node:http", () => {
     const ns = await Telemetry.open({ storage: ava.nodeStorage({ root: await folder() }) });
     await ns.push();
     const url = new URL(await serve(ava.ingestHandler(ns.points, { maxBytes: 64 * 1024 })));
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request(url, { method: "POST" }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-        req.destroy(); // stop sending the rest
-      });
-      req.on("error", () => {}); // the server may close the socket while we are still writing
-      let sent = 0;
-      const pump = () => {
-        while (sent < 50 * 1024 * 1024 && req.write(new Uint8Array(16 * 1024))) sent += 16 * 1024;
-        if (sent < 50 * 1024 * 1024) req.once("drain", pump);
-        else req.end();
-      };
-      pump();
-      setTimeout(() => reject(new Error("no answer")), 10_000);
-    });
+    const { status, connection } = await new Promise<{ status: number; connection?: string }>(
+      (resolve, reject) => {
+        const req = request(url, { method: "POST" }, (res) => {
+          res.resume();
+          resolve({ status: res.statusCode!, connection: res.headers.connection });
+          req.destroy(); // stop sending the rest
+        });
+        req.on("error", () => {}); // the server may close the socket while we are still writing
+        let sent = 0;
+        const pump = () => {
+          while (sent < 50 * 1024 * 1024 && req.write(new Uint8Array(16 * 1024))) sent += 16 * 1024;
+          if (sent < 50 * 1024 * 1024) req.once("drain", pump);
+          else req.end();
+        };
+        pump();
+        setTimeout(() => reject(new Error("no answer")), 10_000);
+      },
+    );
     expect(status).toBe(413);
+    expect(connection).toBe("close"); // the rest of the body is not read to keep the connection
     expect(await ns.points.history()).toHaveLength(0);
   });
 });
