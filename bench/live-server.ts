@@ -2,7 +2,7 @@
 // the sender's event loop: `ingest` — ingestHandler over a table in a Node folder (fsync off: the library's
 // work is timed, not this machine's disk); `discard` — reads each body and answers 200 (the network floor).
 // Usage: node --import tsx bench/live-server.ts ingest|discard PORT ROOT; prints "listening URL". CORS is
-// allowed for the Chromium case.
+// allowed for the Chromium case. `GET URL/cpu` answers the process's CPU time so far.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import * as ava from "../src/node.js";
 
@@ -42,7 +42,23 @@ function withCors(
   };
 }
 
-const server = createServer(withCors(await listener()));
+// Exit on the bench's SIGTERM rather than be killed, so that `node --cpu-prof` (NODE_OPTIONS) writes its profile.
+process.once("SIGTERM", () => process.exit(0));
+
+/** `GET …/cpu`: this process's CPU time so far (ms), so the bench can report the server's cost per point. */
+function withCpu(
+  inner: (req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    if (req.method !== "GET" || !req.url?.endsWith("/cpu")) return inner(req, res);
+    const { user, system } = process.cpuUsage();
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ ms: (user + system) / 1000 }));
+  };
+}
+
+const server = createServer(withCors(withCpu(await listener())));
 server.keepAliveTimeout = 60_000;
 server.listen(Number(port), "127.0.0.1", () => {
   const { port: bound } = server.address() as { port: number };

@@ -36,11 +36,19 @@ export class BlockEncoder {
 
   constructor(
     readonly codec: AvroCodec,
-    readonly sync: Uint8Array,
+    /** The file's sync marker; a writer that takes over a pooled encoder sets its own. */
+    public sync: Uint8Array,
     /** Where blocks go; a writer may hand the encoder another buffer between blocks. */
     public out: ByteWriter = new ByteWriter(1 << 16),
+    /** The expected size of a block's records before compression (growing would copy them, page by page). */
+    recordsCapacity = 1 << 16,
   ) {
-    this.#records = codec === "null" ? undefined : new ByteWriter(1 << 16);
+    this.#records = codec === "null" ? undefined : new ByteWriter(recordsCapacity);
+  }
+
+  /** Bytes its own buffers hold (records and compressed output), what keeping it for reuse costs. */
+  get retainedBytes(): number {
+    return (this.#records?.capacity ?? 0) + this.#scratch.capacity;
   }
 
   /** Records in the open block. */

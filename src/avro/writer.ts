@@ -46,8 +46,6 @@ type Values = readonly StreamValue[] | Float64Array | BigInt64Array;
 const MAX_BLOCK_POINTS = 1 << 20;
 /** Up to this many tag sets on one channel, a call finds its series by comparing tags; past it, by key. */
 const FEW_TAG_SETS = 8;
-/** Block buffers kept for reuse; more are made while the sink is slow, and dropped once written. */
-const POOLED_BLOCKS = 4;
 
 function refuse(detail: string): never {
   throw new AvaError("INVALID_ARGUMENT", `${detail}; nothing was enqueued`);
@@ -98,8 +96,36 @@ function giveBackBlockBuffer(w: ByteWriter): void {
   freeBlockBytes += w.capacity;
 }
 
+/**
+ * Block encoders free again, shared by every writer of this thread (bounded in bytes), for the same reason:
+ * a compressing encoder grows a records buffer and a compression buffer to a block's size, and a writer
+ * made for each batch (a live stream cuts one a batch) would otherwise grow both from scratch, in fresh
+ * memory, every time — measured as most of the live stream's encoding time.
+ */
+const freeEncoders: BlockEncoder[] = [];
+const FREE_ENCODER_BYTES = 32 * 1024 * 1024;
+let freeEncoderBytes = 0;
+
+function takeEncoder(codec: AvroCodec, sync: Uint8Array, out: ByteWriter): BlockEncoder {
+  const i = freeEncoders.findIndex((e) => e.codec === codec);
+  if (i < 0) return new BlockEncoder(codec, sync, out, out.capacity);
+  const [encoder] = freeEncoders.splice(i, 1);
+  freeEncoderBytes -= encoder!.retainedBytes;
+  encoder!.sync = sync;
+  encoder!.out = out;
+  return encoder!;
+}
+
+/** The encoder alone: its `out` is given back on its own, once written. */
+function giveBackEncoder(encoder: BlockEncoder): void {
+  const bytes = encoder.retainedBytes;
+  if (freeEncoderBytes + bytes > FREE_ENCODER_BYTES) return;
+  freeEncoders.push(encoder);
+  freeEncoderBytes += bytes;
+}
+
 export class AvroStreamWriter {
-  readonly #sink: AvroSink;
+  #sink: AvroSink;
   readonly #codec: AvroCodec;
   readonly #maxBatchPoints: number;
   readonly #blockPoints: number;
@@ -110,7 +136,6 @@ export class AvroStreamWriter {
   readonly #series = new Map<string, Series>();
   /** The series of each channel: a call finds its own among a few by comparing tags, building no key. */
   readonly #ofChannel = new Map<string, Series[]>();
-  readonly #pool: BlockEncoder[] = [];
   #pending = 0;
   #headerWritten = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -319,12 +344,14 @@ export class AvroStreamWriter {
   #flushInBackground(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (!this.#headerWritten) {
-      this.#headerWritten = true;
-      this.#queue(this.#encoder(), true);
+    const header = this.#headerWritten ? undefined : streamHeader(this.#codec, this.#sync);
+    this.#headerWritten = true;
+    if (this.#pending === 0) {
+      if (header) this.#queueWrite(header);
+      return this.#writing;
     }
-    if (this.#pending === 0) return this.#writing;
     let encoder = this.#encoder();
+    if (header) encoder.out.raw(header); // ahead of the first block, in its buffer: one write, no block buffer of its own
     let room = this.#blockPoints;
     for (const s of this.#series.values()) {
       if (s.length === 0) {
@@ -348,7 +375,10 @@ export class AvroStreamWriter {
     }
     this.#pending = 0;
     if (encoder.count > 0) this.#queue(encoder);
-    else this.#release(encoder);
+    else {
+      giveBackBlockBuffer(encoder.out);
+      giveBackEncoder(encoder);
+    }
     return this.#writing;
   }
 
@@ -361,30 +391,44 @@ export class AvroStreamWriter {
 
   #encoder(): BlockEncoder {
     // Sized for a full block of doubles (9 bytes a timestamp, 9 a value): growing copies it, page by page.
-    const out = takeBlockBuffer(this.#blockPoints * 18 + (1 << 16));
-    const encoder = this.#pool.pop();
-    if (!encoder) return new BlockEncoder(this.#codec, this.#sync, out);
-    encoder.out = out;
-    return encoder;
+    return takeEncoder(this.#codec, this.#sync, takeBlockBuffer(this.#blockPoints * 18 + (1 << 16)));
   }
 
-  #release(encoder: BlockEncoder): void {
-    giveBackBlockBuffer(encoder.out);
-    if (this.#pool.length < POOLED_BLOCKS) this.#pool.push(encoder);
+  /**
+   * Compresses one block now and queues its write to the sink of now, after every write queued before it.
+   * Snappy's work is synchronous: the encoder's records and compression buffers are free for the next block
+   * at once, instead of held while earlier writes wait — a burst of batches would otherwise hold (and
+   * allocate) a set of block-sized buffers for each. The block buffer is free again once written.
+   */
+  #queue(encoder: BlockEncoder): void {
+    const sink = this.#sink;
+    const out = encoder.out;
+    const compressed = Promise.resolve(encoder.end()).finally(() => giveBackEncoder(encoder));
+    compressed.catch(() => {}); // a failure is latched by the write's step below
+    this.#then(
+      async () => {
+        await compressed;
+        await sink.write(out.view());
+      },
+      () => giveBackBlockBuffer(out),
+    );
   }
 
-  /** Queues one block's compression and write (or the header's, when `header`). */
-  #queue(encoder: BlockEncoder, header = false): void {
-    if (header) encoder.out.raw(streamHeader(this.#codec, this.#sync));
+  /** Queues a write of `bytes` (a header-only file's header) to the sink of now. */
+  #queueWrite(bytes: Uint8Array): void {
+    const sink = this.#sink;
+    this.#then(() => sink.write(bytes));
+  }
+
+  /** Runs `step` after every step queued before it, unless one failed; a failure is latched. */
+  #then(step: () => Promise<void>, after?: () => void): void {
     this.#writing = this.#writing.then(async () => {
       try {
-        if (this.#failure) return;
-        await encoder.end();
-        await this.#sink.write(encoder.out.view());
+        if (!this.#failure) await step();
       } catch (err) {
         this.#failure = toAvaError(err, "writing the Avro stream"); // latched: the next call reports it
       } finally {
-        this.#release(encoder);
+        after?.();
       }
     });
   }
@@ -393,6 +437,21 @@ export class AvroStreamWriter {
   async flush(): Promise<void> {
     this.#check();
     await this.#flushInBackground();
+    if (this.#failure) throw this.#failure;
+  }
+
+  /**
+   * Ends the file: every pending point is encoded for the current sink (which is not closed), and the
+   * points enqueued from now on go to a new file, header and all, on `next`. Resolves once the old sink has
+   * its last bytes. A live stream cuts each batch this way: one writer for the stream keeps its series'
+   * columns and block buffers from batch to batch, where a writer a batch grew them again every time.
+   */
+  async rotate(next: AvroSink): Promise<void> {
+    this.#check();
+    const written = this.#flushInBackground();
+    this.#sink = toSink(next);
+    this.#headerWritten = false;
+    await written;
     if (this.#failure) throw this.#failure;
   }
 

@@ -1,8 +1,9 @@
 // A fetch-style handler on node:http: `http.createServer(toNodeListener(handler))`. The request body is
-// passed as a stream (the handler decides how much to read), and the response is streamed back; a client
-// that goes away aborts the request's signal.
+// passed as a stream (the handler decides how much to read; ingestHandler reads it whole the direct way,
+// node-body.ts), and the response is streamed back; a client that goes away aborts the request's signal.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Readable } from "node:stream";
+import { setDirectBody } from "./direct-body.js";
+import { nodeBody } from "./node-body.js";
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
@@ -25,15 +26,20 @@ async function respond(handler: FetchHandler, req: IncomingMessage, res: ServerR
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
-  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  const body = req.method !== "GET" && req.method !== "HEAD" ? nodeBody(req) : undefined;
   const request = new Request(new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`), {
     method: req.method ?? "GET",
     headers,
     signal: aborted.signal,
-    ...(hasBody && { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" }),
+    ...(body && { body: body.stream, duplex: "half" }),
   } as RequestInit);
+  if (body) setDirectBody(request, body.direct);
   const response = await handler(request);
-  res.writeHead(response.status, Object.fromEntries(response.headers));
+  const answer = Object.fromEntries(response.headers);
+  // A body left unread (refused before or while it came: 401, 413): the connection is closed after the
+  // answer, rather than the rest of the body read to keep it alive.
+  if (body && !req.complete) answer.connection = "close";
+  res.writeHead(response.status, answer);
   if (!response.body) {
     res.end();
     return;

@@ -3,14 +3,29 @@
 // client cannot make the server buffer more than `maxBytes` by lying about the length or sending no length.
 import { AvaError } from "../errors.js";
 import { readAtMost } from "../util/bytes.js";
+import { takeDirectBody } from "./direct-body.js";
 
 export async function readBody(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
   if (!request.body) return new Uint8Array(0);
-  const body = await readAtMost(request.body, maxBytes);
+  const body = await readWhole(request, request.body, maxBytes);
   if (body === undefined) throw tooLarge(maxBytes);
   return body;
+}
+
+/** From node:http (toNodeListener) straight into one buffer, unless its body stream was read already. */
+async function readWhole(
+  request: Request,
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<Uint8Array | undefined> {
+  const direct = takeDirectBody(request);
+  if (direct) {
+    const body = await direct(maxBytes);
+    if (body !== null) return body;
+  }
+  return readAtMost(stream, maxBytes);
 }
 
 function tooLarge(maxBytes: number): AvaError {

@@ -42,6 +42,10 @@ export async function readAtMost(
 export class ScratchBytes {
   #buf = new Uint8Array(0);
 
+  get capacity(): number {
+    return this.#buf.length;
+  }
+
   /** `n` bytes, overwriting what the previous take handed out. */
   take(n: number): Uint8Array {
     // Doubling, so that sizes creeping up (IPC slices, blocks) do not re-allocate every time.

@@ -46,6 +46,13 @@ async function serve(handler: ava.FetchHandler, dropAck: (i: number) => boolean 
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/ingest`;
 }
 
+/** A checksum of every byte in order (a body read out of order or short differs). */
+function crc(bytes: Uint8Array): number {
+  let h = 0;
+  for (let i = 0; i < bytes.length; i++) h = (Math.imul(h, 31) + bytes[i]!) | 0;
+  return h;
+}
+
 async function pointCounts(ns: Awaited<ReturnType<typeof Telemetry.open>>) {
   const rows = await ns.points.scan({ columns: ["channel", "timestamp"] }).toArrow();
   const channel = rows.getChild("channel")!;
@@ -101,27 +108,73 @@ describe("ingestHandler on node:http", () => {
     expect((await reopened.points.scan().toArrow()).numRows).toBe(3);
   });
 
+  it("reads a body whole with or without Content-Length, and still hands other handlers a stream", async () => {
+    const ns = await Telemetry.open({ storage: ava.nodeStorage({ root: await folder() }) });
+    await ns.push();
+    const sink = ava.avro.memorySink();
+    const w = ava.avro.createWriter(sink);
+    w.enqueueBatch(
+      "a",
+      BigInt64Array.from({ length: 20_000 }, (_, i) => BigInt(i)),
+      new Float64Array(20_000),
+    );
+    await w.close();
+    const file = sink.bytes();
+    /** POSTs `body` in 1 KiB writes: with its length declared, or chunked (no Content-Length). */
+    const post = (url: string, body: Uint8Array, declared: boolean) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const headers = declared ? { "content-length": String(body.length) } : {};
+        const req = request(new URL(url), { method: "POST", headers }, (res) => {
+          let text = "";
+          res.on("data", (d) => (text += d));
+          res.on("end", () => resolve({ status: res.statusCode!, text }));
+        });
+        req.on("error", reject);
+        for (let at = 0; at < body.length; at += 1024) req.write(body.subarray(at, at + 1024));
+        req.end();
+      });
+    const ingest = await serve(ava.ingestHandler(ns.points));
+    for (const declared of [true, false]) {
+      const { status, text } = await post(ingest, file, declared);
+      expect(status).toBe(200);
+      expect(JSON.parse(text)).toMatchObject({ rows: 20_000, duplicate: false });
+    }
+    expect((await ns.points.scan().toArrow()).numRows).toBe(40_000);
+    // A handler of its own reads the body through the Request's stream, whole and in order.
+    const echo = await serve(async (r) => new Response(String(crc(new Uint8Array(await r.arrayBuffer())))));
+    for (const declared of [true, false])
+      expect((await post(echo, file, declared)).text).toBe(String(crc(file)));
+    // A file cut short is refused whole, and nothing of it is appended.
+    const cut = await post(ingest, file.subarray(0, file.length - 100), true);
+    expect(cut.status).toBe(400);
+    expect(JSON.parse(cut.text).error.code).toBe("AVRO_CORRUPT");
+    expect(await ns.points.history()).toHaveLength(2);
+  });
+
   it("answers 413 to a chunked body past maxBytes without reading it all", async () => {
     const ns = await Telemetry.open({ storage: ava.nodeStorage({ root: await folder() }) });
     await ns.push();
     const url = new URL(await serve(ava.ingestHandler(ns.points, { maxBytes: 64 * 1024 })));
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request(url, { method: "POST" }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-        req.destroy(); // stop sending the rest
-      });
-      req.on("error", () => {}); // the server may close the socket while we are still writing
-      let sent = 0;
-      const pump = () => {
-        while (sent < 50 * 1024 * 1024 && req.write(new Uint8Array(16 * 1024))) sent += 16 * 1024;
-        if (sent < 50 * 1024 * 1024) req.once("drain", pump);
-        else req.end();
-      };
-      pump();
-      setTimeout(() => reject(new Error("no answer")), 10_000);
-    });
+    const { status, connection } = await new Promise<{ status: number; connection?: string }>(
+      (resolve, reject) => {
+        const req = request(url, { method: "POST" }, (res) => {
+          res.resume();
+          resolve({ status: res.statusCode!, connection: res.headers.connection });
+          req.destroy(); // stop sending the rest
+        });
+        req.on("error", () => {}); // the server may close the socket while we are still writing
+        let sent = 0;
+        const pump = () => {
+          while (sent < 50 * 1024 * 1024 && req.write(new Uint8Array(16 * 1024))) sent += 16 * 1024;
+          if (sent < 50 * 1024 * 1024) req.once("drain", pump);
+          else req.end();
+        };
+        pump();
+        setTimeout(() => reject(new Error("no answer")), 10_000);
+      },
+    );
     expect(status).toBe(413);
+    expect(connection).toBe("close"); // the rest of the body is not read to keep the connection
     expect(await ns.points.history()).toHaveLength(0);
   });
 });

@@ -131,13 +131,14 @@ export class LiveStream extends EventTarget {
   readonly #sender: OutboxSender;
   readonly #policy: OutboxPolicy;
   #maxBytes: number | undefined;
-  #writer: AvroStreamWriter;
+  /** One writer for the stream's life: each batch is a file of its own, cut by `rotate`. */
+  readonly #writer: AvroStreamWriter;
   #sink = memorySink();
   #buffered = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Cut batches waiting to enter the outbox, in order. */
   readonly #waiting: LiveBatch[] = [];
-  /** Batches cut whose writer is still closing (they count against the memory bound too). */
+  /** Batches cut whose file is still being written (they count against the memory bound too). */
   #closing = 0;
   #closingPoints = 0;
   #cutting: Promise<void> = Promise.resolve();
@@ -254,7 +255,6 @@ export class LiveStream extends EventTarget {
   }
 
   #newWriter(): AvroStreamWriter {
-    this.#sink = memorySink();
     const { codec = "snappy", timestampUnit, maxBatchPoints } = this.#options;
     // The batch is cut here, not by the writer: its own size and time flushes are kept out of the way.
     return createWriter(this.#sink, {
@@ -340,10 +340,12 @@ export class LiveStream extends EventTarget {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#buffered === 0) return;
-    const writer = this.#writer;
     const sink = this.#sink;
     const points = this.#buffered;
-    this.#writer = this.#newWriter();
+    this.#sink = memorySink();
+    // The batch's points are encoded now; its file is complete once `written` resolves.
+    const written = this.#writer.rotate(this.#sink);
+    written.catch(() => {}); // awaited in turn below
     this.#buffered = 0;
     const id = ulid();
     this.#closing++;
@@ -351,7 +353,7 @@ export class LiveStream extends EventTarget {
     // Batches join the queue in the order they were cut, however long each writer takes to close.
     this.#cutting = this.#cutting.then(async () => {
       try {
-        await writer.close();
+        await written;
       } finally {
         this.#closing--;
         this.#closingPoints -= points;

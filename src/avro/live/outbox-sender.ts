@@ -69,10 +69,8 @@ export class OutboxSender {
   #wakeIdle: (() => void) | undefined;
   #wakeRetry: (() => void) | undefined;
   #delay: number;
-  /** Posted and not yet answered, oldest first. */
+  /** Posted and not yet answered, oldest first (at most maxInFlight: their batches are not chosen again). */
   readonly #flights: Flight[] = [];
-  /** Ids of the flights (whose batches are not chosen again). */
-  readonly #flying = new Set<string>();
   /** Batches whose request is on the wire (drop-oldest leaves them alone). */
   readonly #inFlight = new Set<string>();
   /** A send failed: no new flight starts until those already posted are answered and the backoff is over. */
@@ -184,7 +182,7 @@ export class OutboxSender {
           const held = new Set(state.batches.map((b) => b.id));
           for (const id of this.#cache.keys()) if (!held.has(id)) this.#cache.delete(id);
         }
-        const next = state.batches.find((b) => !this.#done.has(b.id) && !this.#flying.has(b.id));
+        const next = state.batches.find((b) => !this.#done.has(b.id) && !this.#isFlying(b.id));
         if (!next && this.#flights.length === 0) {
           idleSince ??= Date.now();
           // An empty outbox keeps the lock a little, so a steady stream does not take it for every batch.
@@ -241,7 +239,11 @@ export class OutboxSender {
     const flight: Flight = { batch, outcome: undefined!, settled: undefined };
     flight.outcome = this.#attempt(batch, signal).then((o) => (flight.settled = o));
     this.#flights.push(flight);
-    this.#flying.add(batch.id);
+  }
+
+  /** Whether `id` was posted and is not answered yet (a scan of at most maxInFlight flights). */
+  #isFlying(id: string): boolean {
+    return this.#flights.some((f) => f.batch.id === id);
   }
 
   /** Takes the answers that arrived, oldest flight first, stopping at the first not yet answered. */
@@ -249,7 +251,6 @@ export class OutboxSender {
     while (this.#flights[0]?.settled) {
       const { batch, settled } = this.#flights.shift()!;
       const outcome = settled!;
-      this.#flying.delete(batch.id);
       // After a failure, later answers are not taken: their batches are posted again, in order.
       if (this.#failing || outcome.kind === "skipped") continue;
       if (outcome.kind === "sent") {
