@@ -155,7 +155,7 @@ describe("ingestHandler on node:http", () => {
     const ns = await Telemetry.open({ storage: ava.nodeStorage({ root: await folder() }) });
     await ns.push();
     const url = new URL(await serve(ava.ingestHandler(ns.points, { maxBytes: 64 * 1024 })));
-    const { status, connection } = await new Promise<{ status: number; connection?: string }>(
+    const { status, connection } = await new Promise<{ status: number; connection: string | undefined }>(
       (resolve, reject) => {
         const req = request(url, { method: "POST" }, (res) => {
           res.resume();

@@ -148,6 +148,8 @@ export class LiveStream extends EventTarget {
   /** Reads what the outbox held at start-up into #mine: flush() waits for a resumed backlog too. */
   readonly #resumed: Promise<void>;
   #full = false;
+  /** A batch was cut since writable() last let the event loop turn. */
+  #cutSinceYield = false;
   #online = true;
   #closed = false;
   #stopped = false;
@@ -287,8 +289,16 @@ export class LiveStream extends EventTarget {
     if (refusal) throw refusal;
   }
 
-  /** Resolves when an enqueue would be taken (rejects if the stream is closed). */
+  /**
+   * Resolves when an enqueue would be taken (rejects if the stream is closed). After a batch was cut it
+   * first lets the event loop turn once: an app looping on `await writable()` otherwise runs on microtasks
+   * alone, and no batch is posted (nor the page painted) until it stops.
+   */
   async writable(): Promise<void> {
+    if (this.#cutSinceYield) {
+      this.#cutSinceYield = false;
+      await nextTask();
+    }
     for (;;) {
       const refusal = this.#refusal();
       if (!refusal) return;
@@ -340,6 +350,7 @@ export class LiveStream extends EventTarget {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#buffered === 0) return;
+    this.#cutSinceYield = true;
     const sink = this.#sink;
     const points = this.#buffered;
     this.#sink = memorySink();
@@ -488,6 +499,19 @@ export class LiveStream extends EventTarget {
       lastError: this.#lastError,
     };
   }
+}
+
+/** After the tasks already queued (I/O among them): a message to itself, with no timer clamp. */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => {
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = () => {
+      port1.close();
+      port2.close();
+      resolve();
+    };
+    port2.postMessage(undefined);
+  });
 }
 
 function isJsonStruct(value: unknown): boolean {
