@@ -48,9 +48,10 @@ export function icebergFolder(namespace: string, table: string): string {
 /**
  * Metadata files are written without fsync: they are a view of the catalog, and a version torn by power
  * loss is set aside and rewritten by the next export (known-metadata.ts), so a sync would only slow every
- * commit down.
+ * commit down. The version's JSON and the hint, which readers find by name or by listing, are written whole
+ * (never seen part-written); manifests and lists are only found through them.
  */
-const REBUILDABLE = { durable: false } as const;
+const REBUILDABLE = { durable: false, whole: true } as const;
 
 const known = new WeakMap<Storage, Map<string, Known>>();
 
