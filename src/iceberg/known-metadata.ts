@@ -23,6 +23,8 @@ export interface Known {
   metadata: TableMetadata | undefined;
   /** The newest snapshot's manifest list, once read or written: the next append lists it again plus one. */
   lists: Map<number, ManifestFile[]>;
+  /** What writing that version's JSON and hint took this process (ms), which paces background exports. */
+  versionMs?: number;
 }
 
 const METADATA_FILE = /^v(\d+)\.metadata\.json$/;
