@@ -2,10 +2,11 @@
 // data file) on Node storage, with and without `iceberg` on the table: each commit then also writes a
 // manifest and a manifest list, and each metadata version a vN.metadata.json and version-hint.text.
 // Goal: metadata ≤ 20% of a small commit, i.e. ≤ 1.20× the plain commit's whole-run cost per commit.
-// Both modes: background (the default of `iceberg: true`: commits within ~20 ms share a metadata version)
-// and synchronous (`background: false`: a version before each commit returns).
-// Commits go in blocks of 10, alternating between the two tables, so that machine noise hits both alike; a
-// block's time includes waiting for its metadata. Wall time is load-sensitive on a shared machine, so CPU
+// Both modes: background (the default of `iceberg: true`: commits within 20 ms to 1 s share a metadata
+// version) and synchronous (`background: false`: a version before each commit returns).
+// Commits go in blocks (AVA_BENCH_ICEBERG_BLOCK, default 10), alternating between the two tables, so that
+// machine noise hits both alike; a block's time includes waiting for its metadata (exportIceberg() at its
+// end makes it current at once). Wall time is load-sensitive on a shared machine, so CPU
 // time (process.cpuUsage: every thread, so the file system's worker threads too) is shown beside it.
 // AVA_BENCH_ICEBERG_COMMITS sets how many commits of each (default 300).
 import { mkdtemp, readdir } from "node:fs/promises";
@@ -17,7 +18,7 @@ import { makeBatch, schema } from "./data.js";
 import { median, printTable, ratio } from "./lib.js";
 
 const COMMITS = Number(process.env.AVA_BENCH_ICEBERG_COMMITS ?? 300);
-const BLOCK = 10;
+const BLOCK = Number(process.env.AVA_BENCH_ICEBERG_BLOCK ?? 10);
 
 async function open(iceberg: boolean | { background: boolean }, fsync: boolean) {
   const root = await mkdtemp(join(tmpdir(), "ava-bench-iceberg-"));

@@ -12,7 +12,7 @@ import type { Snapshot } from "../storage/catalog/model.js";
 import { clockOf, type Storage } from "../storage/types.js";
 import { readAvroFile } from "./avro-file.js";
 import { type Known, inFolder, loadKnown } from "./known-metadata.js";
-import { BACKGROUND_DELAY_MS, inLane } from "./lanes.js";
+import { backgroundDelayMs, inLane } from "./lanes.js";
 import { appendManifests } from "./manifest-merge.js";
 import { inlineWriter, rewriteEntries } from "./snapshot-entries.js";
 import { type IcebergOptions, locator } from "./location.js";
@@ -48,9 +48,10 @@ export function icebergFolder(namespace: string, table: string): string {
 /**
  * Metadata files are written without fsync: they are a view of the catalog, and a version torn by power
  * loss is set aside and rewritten by the next export (known-metadata.ts), so a sync would only slow every
- * commit down.
+ * commit down. The version's JSON and the hint, which readers find by name or by listing, are written whole
+ * (never seen part-written); manifests and lists are only found through them.
  */
-const REBUILDABLE = { durable: false } as const;
+const REBUILDABLE = { durable: false, whole: true } as const;
 
 const known = new WeakMap<Storage, Map<string, Known>>();
 
@@ -91,12 +92,13 @@ function queued(
   options: IcebergOptions,
   held: boolean,
 ): Promise<IcebergExport> {
+  const key = `${namespace}.${table}`;
   return inLane(
     storage,
-    `${namespace}.${table}`,
+    key,
     held,
     () => exportWithRetry(storage, namespace, table, options, held),
-    held && options.background ? BACKGROUND_DELAY_MS : 0,
+    held && options.background ? backgroundDelayMs(knownOf(storage).get(key)?.versionMs) : 0,
   );
 }
 
@@ -282,9 +284,12 @@ async function exportOnce(
         },
       ]
     : [];
+  const made = performance.now();
   const metadata = tableMetadata(entry, schemas, snapshots, location, nowMs, metadataLog, reused.log);
   const bytes = metadataBytes(metadata); // made while the manifests are being written
+  const making = performance.now() - made;
   await Promise.all(writes); // every file the metadata names exists before the metadata does
+  const writing = performance.now();
   const path = `${folder}/v${version}.metadata.json`;
   try {
     await storage.files.write(path, bytes, REBUILDABLE);
@@ -305,6 +310,7 @@ async function exportOnce(
     version,
     metadata,
     lists: newestList && newest !== undefined ? new Map([[newest, newestList]]) : new Map(),
+    versionMs: making + (performance.now() - writing),
   });
   return { metadataPath: path, version, snapshotsWritten: written };
 }

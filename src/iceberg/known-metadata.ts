@@ -2,15 +2,15 @@
 // wrote it, or read back from the store (a fresh process, a lost race).
 //
 // Metadata files are written without fsync (they are a view of the catalog, rebuilt from it at will). A
-// process killed with SIGKILL loses nothing it had written (the page cache keeps it; a version's files are
-// all written before the version's JSON, the hint last), but one killed while writing the JSON leaves it cut
-// short on a Node storage. Power loss can lose or tear the newest files in any order — the JSON of version N
-// on disk while a manifest it names is not. So what is read back is checked first: the JSON must parse;
-// every snapshot's manifest list must exist and not be empty; the newest list must read whole and each
-// manifest it names exist with the length it gives. Anything short of that makes the version unusable, and
-// the next export rewrites every kept snapshot's files under new names as the next version. Older lists are only checked for existence and length: reading every one back would
-// make a fresh process's first export cost as much as the whole history. Readers that come before the next
-// export see the broken version; the one after it is whole.
+// process killed with SIGKILL loses nothing it had written: the page cache keeps it, a version's files are
+// all written before its JSON, which appears whole or not at all, and the hint comes last. Power loss can
+// lose or tear the newest files in any order, though — the JSON of version N on disk while a manifest it
+// names is not. So what is read back is checked first: the JSON must parse; every snapshot's manifest list
+// must exist and not be empty; the newest list must read whole and each manifest it names exist with the
+// length it gives. Anything short of that makes the version unusable, and the next export rewrites every
+// kept snapshot's files under new names as the next version. Older lists are only checked for existence
+// and length: reading every one back would make a fresh process's first export cost as much as the whole
+// history. Readers that come before the next export see the broken version; the one after it is whole.
 import type { Storage } from "../storage/types.js";
 import { readAvroFile } from "./avro-file.js";
 import type { ManifestFile } from "./manifest-schemas.js";
@@ -23,6 +23,8 @@ export interface Known {
   metadata: TableMetadata | undefined;
   /** The newest snapshot's manifest list, once read or written: the next append lists it again plus one. */
   lists: Map<number, ManifestFile[]>;
+  /** What writing that version's JSON and hint took this process (ms), which paces background exports. */
+  versionMs?: number;
 }
 
 const METADATA_FILE = /^v(\d+)\.metadata\.json$/;

@@ -7,8 +7,19 @@
 import type { Storage } from "../storage/types.js";
 import { getOrCreate } from "../util/get-or-create.js";
 
-/** How long a background export waits for more commits to describe (the staleness background mode accepts). */
-export const BACKGROUND_DELAY_MS = 20;
+/**
+ * How long a background export waits for more commits to describe (the staleness background mode accepts):
+ * ten times what the table's last version cost to write (its JSON, which lists every kept snapshot, and the
+ * hint), within [20 ms, 1 s]. Commits arriving back to back then pay about a tenth of their own time for
+ * the per-version part however long the history grows; each still pays its manifest and manifest list.
+ */
+export function backgroundDelayMs(lastVersionMs: number | undefined): number {
+  return Math.min(MAX_DELAY_MS, Math.max(MIN_DELAY_MS, VERSION_SHARE_INVERSE * (lastVersionMs ?? 0)));
+}
+
+const MIN_DELAY_MS = 20;
+const MAX_DELAY_MS = 1000;
+const VERSION_SHARE_INVERSE = 10;
 
 /** A table's exports: the last one queued, and the per-commit one waiting for its turn. */
 interface Lane {

@@ -19,6 +19,13 @@ export interface WriteOptions {
    */
   durable?: boolean;
   /**
+   * Readers never see the file part-written: it appears whole or not at all. S3 objects, memory and
+   * IndexedDB files always do; a Node store writes it under a temporary name and links it into place (OPFS
+   * in a Worker does not: no other reader looks there). For files readers find by name or by listing alone,
+   * such as Iceberg's metadata JSON and version hint.
+   */
+  whole?: boolean;
+  /**
    * The caller gives the bytes up: it will not change them after the call. A store that keeps files in
    * memory keeps these very bytes instead of a copy of its own (a live stream's batch, 2–5 MB each).
    */

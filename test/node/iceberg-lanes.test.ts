@@ -3,7 +3,7 @@
 // wait is ended as it should be.
 import { setImmediate as tick } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { inLane } from "../../src/iceberg/lanes.js";
+import { backgroundDelayMs, inLane } from "../../src/iceberg/lanes.js";
 import { memoryStorage } from "../../src/index.js";
 
 const MINUTE = 60_000;
@@ -48,5 +48,12 @@ describe("Iceberg export lanes", () => {
     release();
     expect(await Promise.all([running, background, explicit])).toEqual(["running", "background", "explicit"]);
     expect(performance.now() - started).toBeLessThan(MINUTE / 2);
+  });
+
+  it("a background export waits ten times what the last version cost to write, within 20 ms and 1 s", () => {
+    expect(backgroundDelayMs(undefined)).toBe(20); // nothing written yet in this process
+    expect(backgroundDelayMs(0.5)).toBe(20);
+    expect(backgroundDelayMs(12)).toBe(120); // a JSON listing thousands of snapshots
+    expect(backgroundDelayMs(400)).toBe(1000); // staleness stays bounded however slow the store
   });
 });

@@ -1,7 +1,7 @@
 // Data files on the Node filesystem under `root`. Files are written once (flag "wx"); a writer killed
 // mid-write leaves a partial file that no commit references, which vacuum() removes.
-import { writeFileSync } from "node:fs";
-import { mkdir, open, readdir, readFile, stat, unlink } from "node:fs/promises";
+import { linkSync, unlinkSync, writeFileSync } from "node:fs";
+import { link, mkdir, open, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import type { FileInfo, FileStore, WriteOptions } from "../types.js";
 import { checkRealFolder, insideRoot, ioError, writeNewFile } from "./paths.js";
@@ -12,6 +12,9 @@ import { checkRealFolder, insideRoot, ioError, writeNewFile } from "./paths.js";
  * on every commit (`durable: false`) cost more than the commit itself. Those are written synchronously.
  */
 const SYNC_WRITE_MAX = 1 << 20;
+
+/** Temporary names of `whole` writes: unique in this process (the pid tells processes apart). */
+let partials = 0;
 
 export class NodeFileStore implements FileStore {
   /** Folders known to exist, so that a write is not preceded by a mkdir every time. */
@@ -26,7 +29,11 @@ export class NodeFileStore implements FileStore {
     return insideRoot(this.root, path);
   }
 
-  async write(path: string, bytes: Uint8Array, { durable = true }: WriteOptions = {}): Promise<void> {
+  async write(
+    path: string,
+    bytes: Uint8Array,
+    { durable = true, whole = false }: WriteOptions = {},
+  ): Promise<void> {
     const full = insideRoot(this.root, path);
     try {
       const folder = dirname(full);
@@ -35,10 +42,36 @@ export class NodeFileStore implements FileStore {
         await mkdir(folder, { recursive: true });
         this.#folders.add(folder);
       }
-      if (!durable && bytes.length <= SYNC_WRITE_MAX) writeFileSync(full, bytes, { flag: "wx" });
+      const sync = !durable && bytes.length <= SYNC_WRITE_MAX;
+      if (whole) await this.#linkedIntoPlace(full, bytes, sync, durable);
+      else if (sync) writeFileSync(full, bytes, { flag: "wx" });
       else await writeNewFile(full, bytes, this.fsync && durable);
     } catch (err) {
       throw ioError(err, `writing ${path}`);
+    }
+  }
+
+  /**
+   * A `whole` write: the bytes go to a temporary name beside the file, which link() then gives its own name —
+   * at once, and only if no file has it (write-once stays). A writer killed meanwhile leaves only the
+   * temporary file.
+   */
+  async #linkedIntoPlace(full: string, bytes: Uint8Array, sync: boolean, durable: boolean): Promise<void> {
+    const partial = `${full}.${process.pid}-${(partials++).toString(36)}.partial`;
+    if (sync) {
+      writeFileSync(partial, bytes, { flag: "wx" });
+      try {
+        linkSync(partial, full);
+      } finally {
+        unlinkSync(partial);
+      }
+      return;
+    }
+    await writeNewFile(partial, bytes, this.fsync && durable);
+    try {
+      await link(partial, full);
+    } finally {
+      await unlink(partial);
     }
   }
 
