@@ -8,8 +8,8 @@ describeMaintenance("memoryStorage", {
     const id = ulid();
     return { open: (options = {}) => memoryStorage({ id, ...options }) };
   },
-  // The full soak of the issue (20,000 appends) runs with AVA_SOAK_APPENDS=20000; npm test runs 600.
+  // The full soak of the issue (20,000 appends) runs with AVA_SOAK_APPENDS=20000; npm test runs 2,000.
   soakAppends: Number(
-    (globalThis as { process?: { env?: Record<string, string> } }).process?.env?.AVA_SOAK_APPENDS ?? 600,
+    (globalThis as { process?: { env?: Record<string, string> } }).process?.env?.AVA_SOAK_APPENDS ?? 2000,
   ),
 });
