@@ -44,12 +44,16 @@ describe("chunked reading", () => {
     const bytes = await encodeAvroStream([record], { codec: "null" });
     expect(bytes.length).toBeGreaterThan(43e6);
     await timedPoints(bytes); // warm
-    const whole = await timedPoints(bytes);
-    const chunked = await timedPoints(inChunks(bytes));
-    expect(whole.points).toBe(n);
-    expect(chunked.points).toBe(n);
+    // The fastest of three reads each way: a loaded machine stalls single runs, never all three.
+    const fastest = async (read: () => Promise<{ ms: number; points: number }>) => {
+      const runs = [await read(), await read(), await read()];
+      for (const r of runs) expect(r.points).toBe(n);
+      return Math.min(...runs.map((r) => r.ms));
+    };
+    const whole = await fastest(() => timedPoints(bytes));
+    const chunked = await fastest(() => timedPoints(inChunks(bytes)));
     // Linear: a few copies of each byte at most. Quadratic copying is ~80× the whole-buffer time here.
-    expect(chunked.ms).toBeLessThan(5 * whole.ms + 2000);
+    expect(chunked).toBeLessThan(5 * whole + 2000);
   }, 120_000);
 
   it("reads many blocks across chunk boundaries exactly", async () => {
