@@ -13,6 +13,7 @@ import type { TableHistory } from "../storage/catalog/history.js";
 import { tableKey } from "../storage/catalog/model.js";
 import { clockOf, type Storage } from "../storage/types.js";
 import { ulidTimeMs } from "../util/ids.js";
+import { getOrCreate } from "../util/get-or-create.js";
 import { compactTable } from "./compact.js";
 
 export interface FlushOptions {
@@ -85,11 +86,8 @@ interface Flusher {
 const flushers = new WeakMap<Storage, Map<string, Flusher>>();
 
 function flusherOf(storage: Storage, key: string): Flusher {
-  const byTable = flushers.get(storage) ?? new Map<string, Flusher>();
-  flushers.set(storage, byTable);
-  const flusher = byTable.get(key) ?? { runs: 0, lastError: undefined, running: undefined };
-  byTable.set(key, flusher);
-  return flusher;
+  const byTable = getOrCreate(flushers, storage, () => new Map<string, Flusher>());
+  return getOrCreate(byTable, key, () => ({ runs: 0, lastError: undefined, running: undefined }));
 }
 
 /** Whether a flush is due by the state this context holds, judged without reading the catalog. */
