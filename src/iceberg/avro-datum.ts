@@ -2,9 +2,8 @@
 // schemas use — records, ["null", T] unions, arrays, int, long, string, bytes, boolean — encoded and decoded
 // by walking the schema. The AvroStream codec in src/avro is hand-written for its one schema; these files
 // are small (a row per data file), so a schema walk is fast enough and keeps the spec's schemas as data.
-import { type ByteReader, ByteWriter } from "../avro/binary.js";
+import type { ByteReader, ByteWriter } from "../avro/binary.js";
 import { AvaError } from "../errors.js";
-import { concatBytes } from "../util/bytes.js";
 import { getOrCreate } from "../util/get-or-create.js";
 
 export type AvroPrimitive = "null" | "boolean" | "int" | "long" | "string" | "bytes";
@@ -47,26 +46,60 @@ export type AvroValue =
   | { [name: string]: AvroValue | undefined };
 
 export function encodeDatum(w: ByteWriter, type: AvroType, value: AvroValue | undefined, at: string): void {
+  try {
+    encodeValue(w, type, value);
+  } catch (err) {
+    if (err instanceof Misfit)
+      throw new AvaError("INVALID_ARGUMENT", `Avro datum ${at}${err.path}: expected ${err.what}`);
+    throw err;
+  }
+}
+
+/**
+ * A value that does not fit its type, on its way up to encodeDatum, which names it. Its path is built as it
+ * passes each record and array: building it on the way down cost a string per field of every datum.
+ */
+class Misfit {
+  path = "";
+  constructor(readonly what: string) {}
+}
+
+function within(err: unknown, step: string): unknown {
+  if (err instanceof Misfit) err.path = `${step}${err.path}`;
+  return err;
+}
+
+function encodeValue(w: ByteWriter, type: AvroType, value: AvroValue | undefined): void {
   if (Array.isArray(type)) {
     // ["null", T]: branch 0 for null (or absent), branch 1 for a value.
     if (value === null || value === undefined) w.long(0);
     else {
       w.long(1);
-      encodeDatum(w, type[1], value, at);
+      encodeValue(w, type[1], value);
     }
     return;
   }
   if (typeof type === "object") {
     if (type.type === "record") {
       const rec = value as Record<string, AvroValue | undefined> | null | undefined;
-      if (rec === null || typeof rec !== "object") throw bad(at, "a record");
-      for (const f of type.fields) encodeDatum(w, f.type, rec[f.name], `${at}.${f.name}`);
+      if (rec === null || typeof rec !== "object") throw new Misfit("a record");
+      for (const f of type.fields)
+        try {
+          encodeValue(w, f.type, rec[f.name]);
+        } catch (err) {
+          throw within(err, `.${f.name}`);
+        }
       return;
     }
-    if (!Array.isArray(value)) throw bad(at, "an array");
+    if (!Array.isArray(value)) throw new Misfit("an array");
     if (value.length > 0) {
       w.long(value.length);
-      for (const [i, v] of value.entries()) encodeDatum(w, type.items, v, `${at}[${i}]`);
+      for (let i = 0; i < value.length; i++)
+        try {
+          encodeValue(w, type.items, value[i]);
+        } catch (err) {
+          throw within(err, `[${i}]`);
+        }
     }
     w.long(0);
     return;
@@ -75,26 +108,24 @@ export function encodeDatum(w: ByteWriter, type: AvroType, value: AvroValue | un
     case "null":
       return;
     case "boolean":
-      if (typeof value !== "boolean") throw bad(at, "a boolean");
-      w.raw(new Uint8Array([value ? 1 : 0]));
+      if (typeof value !== "boolean") throw new Misfit("a boolean");
+      w.reserve(1);
+      w.buf[w.length++] = value ? 1 : 0;
       return;
     case "int":
     case "long":
-      if (typeof value !== "number" && typeof value !== "bigint") throw bad(at, `an ${type}`);
+      if (typeof value !== "number" && typeof value !== "bigint")
+        throw new Misfit(type === "int" ? "an int" : "a long");
       w.long(value);
       return;
     case "string":
-      if (typeof value !== "string") throw bad(at, "a string");
+      if (typeof value !== "string") throw new Misfit("a string");
       w.string(value);
       return;
     case "bytes":
-      if (!(value instanceof Uint8Array)) throw bad(at, "bytes");
+      if (!(value instanceof Uint8Array)) throw new Misfit("bytes");
       w.bytesField(value);
   }
-}
-
-function bad(at: string, what: string): AvaError {
-  return new AvaError("INVALID_ARGUMENT", `Avro datum ${at}: expected ${what}`);
 }
 
 /** Longs decode as numbers when they are safe integers (sizes, counts, ids), else as bigints. */
@@ -140,20 +171,28 @@ export function decodeDatum(r: ByteReader, type: AvroType): AvroValue {
  */
 const encoded = new WeakMap<AvroRecord, WeakMap<object, Uint8Array>>();
 
-/** Records one after another (what a container block holds); objects seen before are not walked again. */
-export function encodeRecords(type: AvroRecord, values: readonly AvroValue[]): Uint8Array {
+/**
+ * Records one after another (what a container block holds), appended to `w`. With `remember`, each
+ * record's bytes are kept for the next time the same object is encoded, and objects seen before are not
+ * walked again (records encoded once, such as a manifest's entries, are not worth the copy).
+ */
+export function encodeRecords(
+  w: ByteWriter,
+  type: AvroRecord,
+  values: readonly AvroValue[],
+  remember: boolean,
+): void {
   const cache = getOrCreate(encoded, type, () => new WeakMap<object, Uint8Array>());
-  const parts: Uint8Array[] = [];
-  for (const [i, v] of values.entries()) {
-    const key = typeof v === "object" && v !== null ? v : undefined;
-    let bytes = key && cache.get(key);
-    if (!bytes) {
-      const w = new ByteWriter(256);
-      encodeDatum(w, type, v, `${type.name}[${i}]`);
-      bytes = w.view();
-      if (key) cache.set(key, bytes);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    const key = remember && typeof v === "object" && v !== null ? v : undefined;
+    const bytes = key && cache.get(key);
+    if (bytes) {
+      w.append(bytes);
+      continue;
     }
-    parts.push(bytes);
+    const start = w.length;
+    encodeDatum(w, type, v, `${type.name}[${i}]`);
+    if (key) cache.set(key, w.buf.slice(start, w.length));
   }
-  return concatBytes(parts);
 }

@@ -2,9 +2,8 @@
 // and Iceberg's key-value metadata in the header. Uncompressed: the files are a few KB, written on every
 // commit, and a codec would cost more time than the bytes it saves.
 import { ByteReader, ByteWriter } from "../avro/binary.js";
-import { ContainerReader, encodeBlock, MAGIC } from "../avro/container.js";
+import { BLOCK_HEAD_MAX, ContainerReader, MAGIC } from "../avro/container.js";
 import { AvaError } from "../errors.js";
-import { concatBytes } from "../util/bytes.js";
 import { type AvroRecord, type AvroValue, decodeDatum, encodeRecords } from "./avro-datum.js";
 import { getOrCreate } from "../util/get-or-create.js";
 
@@ -26,30 +25,26 @@ function fixedEntriesOf(schema: AvroRecord): Uint8Array {
 }
 
 /**
- * Headers by their metadata object: a caller that passes the same object again (a manifest's metadata
- * only changes with the table's schema) gets the same header bytes, sync marker included, instead of
- * encoding a few KB of schema text per file. The marker only has to be unlikely in the file's data, which a
- * random one shared by several files is as much as one per file.
+ * One sync marker per schema in this process: the marker only has to be unlikely in a file's data, which
+ * a random one shared by several files is as much as one per file. Math.random is enough for it and far
+ * cheaper than Node's crypto.getRandomValues.
  */
-const headers = new WeakMap<Record<string, string>, { header: Uint8Array; sync: Uint8Array }>();
+const syncMarkers = new WeakMap<AvroRecord, Uint8Array>();
 
-function headerOf(
-  schema: AvroRecord,
-  metadata: Record<string, string>,
-): { header: Uint8Array; sync: Uint8Array } {
-  return getOrCreate(headers, metadata, () => encodeHeader(schema, metadata));
+function syncOf(schema: AvroRecord): Uint8Array {
+  return getOrCreate(syncMarkers, schema, () => {
+    const sync = new Uint8Array(16);
+    for (let i = 0; i < 16; i++) sync[i] = (Math.random() * 256) | 0;
+    return sync;
+  });
 }
 
-function encodeHeader(
-  schema: AvroRecord,
-  metadata: Record<string, string>,
-): { header: Uint8Array; sync: Uint8Array } {
-  // Math.random is enough for a sync marker and far cheaper than Node's crypto.getRandomValues.
-  const sync = new Uint8Array(16);
-  for (let i = 0; i < 16; i++) sync[i] = (Math.random() * 256) | 0;
-  // The container header: magic, the metadata map as one block of entries, the sync marker.
+/** Header bytes by metadata object, for callers that pass the same object for many files. */
+const headers = new WeakMap<Record<string, string>, Uint8Array>();
+
+/** The container header: magic, the metadata map as one block of entries, the sync marker. */
+function writeHeader(w: ByteWriter, schema: AvroRecord, metadata: Record<string, string>): void {
   const entries = Object.entries(metadata);
-  const w = new ByteWriter(256);
   w.raw(MAGIC);
   w.long(entries.length + 2);
   for (const [k, v] of entries) {
@@ -58,19 +53,53 @@ function encodeHeader(
   }
   w.raw(fixedEntriesOf(schema));
   w.long(0);
-  w.raw(sync);
-  return { header: w.view().slice(), sync };
+  w.raw(syncOf(schema));
 }
 
-/** A container file of `records`; pass the same `metadata` object for files whose metadata is the same. */
+export interface Reuse {
+  /** `metadata` is an object passed again for other files (a manifest's, per table schema): its header bytes are kept. */
+  header?: boolean;
+  /** Record objects are passed again in later files (a manifest list's): their bytes are kept (avro-datum.ts). */
+  records?: boolean;
+}
+
+/**
+ * Where files are encoded: one buffer reused for every file, and the file copied out of it at its exact
+ * size. A fresh buffer per file cost more than encoding its records (an ArrayBuffer is zeroed, tracked as
+ * external memory, and collected later). One file at a time: encoding never awaits.
+ */
+const scratch = new ByteWriter(1 << 16);
+const head = new ByteWriter(BLOCK_HEAD_MAX);
+
+/**
+ * A container file of `records`, encoded in one pass: the header, then one block whose byte count is
+ * filled in once its records are written.
+ */
 export function writeAvroFile(
   schema: AvroRecord,
   metadata: Record<string, string>,
   records: readonly AvroValue[],
+  reuse: Reuse = {},
 ): Uint8Array {
-  const { header, sync } = headerOf(schema, metadata);
-  if (records.length === 0) return header.slice();
-  return concatBytes([header, encodeBlock(records.length, encodeRecords(schema, records), sync)]);
+  const w = scratch;
+  w.reset();
+  const known = headers.get(metadata);
+  if (known) w.raw(known);
+  else {
+    writeHeader(w, schema, metadata);
+    if (reuse.header) headers.set(metadata, w.view().slice());
+  }
+  if (records.length > 0) {
+    const at = w.length;
+    w.skip(BLOCK_HEAD_MAX);
+    encodeRecords(w, schema, records, reuse.records ?? false);
+    head.reset();
+    head.long(records.length);
+    head.long(w.length - at - BLOCK_HEAD_MAX);
+    w.closeGap(at, BLOCK_HEAD_MAX, head.view());
+    w.raw(syncOf(schema));
+  }
+  return w.view().slice();
 }
 
 export interface AvroFile {

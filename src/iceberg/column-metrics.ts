@@ -20,9 +20,30 @@ export interface ColumnMetrics {
 
 const encoder = new TextEncoder();
 
+/**
+ * Numbers are set in one scratch buffer and copied out byte by byte: a bound is a few bytes, and V8 keeps
+ * such small typed arrays on its heap unless their `.buffer` is asked for (a DataView over each one did),
+ * which then costs an ArrayBuffer of its own — most of a manifest's encoding time.
+ */
+const scratch = new DataView(new ArrayBuffer(8));
+const scratchBytes = new Uint8Array(scratch.buffer);
+
 function fixed(size: number, set: (view: DataView) => void): Uint8Array {
+  set(scratch);
   const bytes = new Uint8Array(size);
-  set(new DataView(bytes.buffer));
+  for (let i = 0; i < size; i++) bytes[i] = scratchBytes[i]!;
+  return bytes;
+}
+
+/** UTF-8 bytes; short ASCII text (most bounds) without TextEncoder's ArrayBuffer per call. */
+function utf8(s: string): Uint8Array {
+  if (s.length > 64) return encoder.encode(s);
+  const bytes = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) return encoder.encode(s);
+    bytes[i] = c;
+  }
   return bytes;
 }
 
@@ -59,7 +80,7 @@ export function boundBytes(
       return typeof v === "number" ? fixed(8, (d) => d.setFloat64(0, v, true)) : undefined;
     case "string":
       if (typeof v !== "string") return undefined;
-      return encoder.encode(side === "lower" ? wholeCodePoints(v) : v);
+      return utf8(side === "lower" ? wholeCodePoints(v) : v);
     default:
       return undefined;
   }

@@ -116,7 +116,9 @@ export function writeManifest(
       ...columnMetrics(e.file.stats, e.file.rowCount, ctx.schemas.get(e.file.schemaId ?? 0) ?? ctx.schema),
     },
   }));
-  const bytes = writeAvroFile(MANIFEST_ENTRY_SCHEMA, manifestMetadataOf(ctx.schema), records);
+  const bytes = writeAvroFile(MANIFEST_ENTRY_SCHEMA, manifestMetadataOf(ctx.schema), records, {
+    header: true,
+  });
   const path = `${ctx.folder}/${uniqueName()}-m0.avro`;
   const written = pending(ctx.files.write(path, bytes, REBUILDABLE));
   const count = (s: number) => entries.filter((e) => e.status === s);
@@ -158,6 +160,9 @@ export function writeManifestList(
   };
   if (parent !== undefined) metadata["parent-snapshot-id"] = String(parent);
   const path = `${ctx.folder}/snap-${sequence}-${uniqueName()}.avro`;
-  const bytes = writeAvroFile(MANIFEST_FILE_SCHEMA, metadata, manifests as unknown as AvroValue[]);
+  // The parent's manifests are listed again by every later snapshot: their records' bytes are kept.
+  const bytes = writeAvroFile(MANIFEST_FILE_SCHEMA, metadata, manifests as unknown as AvroValue[], {
+    records: true,
+  });
   return { value: path, written: pending(ctx.files.write(path, bytes, REBUILDABLE)) };
 }

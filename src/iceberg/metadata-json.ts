@@ -9,6 +9,7 @@
 // is a view of that buffer. The work per version is then the new entries, the head and the log (about 50
 // bytes a snapshot); joining the whole file into a new buffer cost as much as writing it out.
 import { concatBytes } from "../util/bytes.js";
+import { getOrCreate } from "../util/get-or-create.js";
 import type { TableMetadata } from "./table-metadata.js";
 
 const encoder = new TextEncoder();
@@ -60,6 +61,29 @@ function joinedOf(entries: readonly object[]): Joined | undefined {
   return joined;
 }
 
+/**
+ * The JSON of the head's values that are objects, by identity: the schemas, the properties with their name
+ * mapping, and each metadata-log entry are the same objects version after version (the metadata log's array
+ * is new each time, its entries are not), and serializing them again was most of a version's cost after the
+ * snapshot list. Metadata objects are never changed once made (table-metadata.ts).
+ */
+const texts = new WeakMap<object, string>();
+
+function textOf(value: unknown): string {
+  if (typeof value !== "object" || value === null) return JSON.stringify(value);
+  return getOrCreate(texts, value, () => JSON.stringify(value));
+}
+
+function headText(head: Omit<TableMetadata, "snapshots" | "snapshot-log">): string {
+  const fields: string[] = [];
+  for (const [key, value] of Object.entries(head)) {
+    if (value === undefined) continue;
+    const text = key === "metadata-log" ? `[${(value as object[]).map(textOf).join(",")}]` : textOf(value);
+    fields.push(`${JSON.stringify(key)}:${text}`);
+  }
+  return fields.join(",");
+}
+
 const view = (j: Joined | undefined) => (j ? j.buffer.subarray(j.start, j.end) : new Uint8Array(0));
 
 /**
@@ -70,7 +94,7 @@ const view = (j: Joined | undefined) => (j ? j.buffer.subarray(j.start, j.end) :
 export function metadataBytes(metadata: TableMetadata): Uint8Array {
   const { snapshots, "snapshot-log": snapshotLog, ...head } = metadata;
   // The head is never empty (format-version, table-uuid, …): the lists follow a comma.
-  const before = encoder.encode(`${JSON.stringify(head).slice(0, -1)},"snapshots":[`);
+  const before = encoder.encode(`{${headText(head)},"snapshots":[`);
   const log = view(joinedOf(snapshotLog));
   const between = encoder.encode(`],"snapshot-log":[`);
   const close = encoder.encode("]}");

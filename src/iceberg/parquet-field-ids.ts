@@ -9,6 +9,7 @@
 import * as A from "apache-arrow";
 import { isAvaError } from "../errors.js";
 import type { TableState } from "../storage/catalog/state.js";
+import { getOrCreate } from "../util/get-or-create.js";
 import { type IcebergField, type IcebergSchema, type IcebergType, icebergSchemas } from "./schema.js";
 
 const FIELD_ID = "PARQUET:field_id";
@@ -65,15 +66,28 @@ export function withParquetFieldIdsIfDescribable(
   }
 }
 
+/**
+ * An Arrow schema with ids, made once per Arrow schema and Iceberg schema version: appends of a table
+ * arrive with the same Arrow schema object commit after commit, and building fields with metadata maps
+ * was a tenth of what the metadata cost a small commit.
+ */
+const withIds = new WeakMap<A.Schema, WeakMap<IcebergSchema, { schema: A.Schema; struct: A.Struct }>>();
+
+function schemaWithIds(arrow: A.Schema, iceberg: IcebergSchema): { schema: A.Schema; struct: A.Struct } {
+  const byIceberg = getOrCreate(withIds, arrow, () => new WeakMap());
+  return getOrCreate(byIceberg, iceberg, () => {
+    const byName = new Map(iceberg.fields.map((f) => [f.name, f]));
+    const fields = arrow.fields.map((f) => {
+      const described = byName.get(f.name);
+      return described ? fieldWithIds(f, described) : f;
+    });
+    return { schema: new A.Schema(fields, arrow.metadata), struct: new A.Struct(fields) };
+  });
+}
+
 /** `table` with every column `schema` (one Iceberg schema version) names carrying its field id. */
 export function withIcebergFieldIds(table: A.Table, iceberg: IcebergSchema): A.Table {
-  const byName = new Map(iceberg.fields.map((f) => [f.name, f]));
-  const fields = table.schema.fields.map((f) => {
-    const iceberg = byName.get(f.name);
-    return iceberg ? fieldWithIds(f, iceberg) : f;
-  });
-  const schema = new A.Schema(fields, table.schema.metadata);
-  const struct = new A.Struct(fields);
+  const { schema, struct } = schemaWithIds(table.schema, iceberg);
   return new A.Table(
     schema,
     table.batches.map(

@@ -52,6 +52,13 @@ const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
  * bits spelled as a UUID are the same identity, and the same table always gets the same UUID.
  */
 export function asUuid(id: string): string {
+  return getOrCreate(uuids, id, spelledAsUuid);
+}
+
+/** Made once per table: the spelling works bit by bit, and every export asks for it. */
+const uuids = new Map<string, string>();
+
+function spelledAsUuid(id: string): string {
   if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return id.toLowerCase();
   let bits = 0n;
   for (const c of id.toUpperCase()) bits = (bits << 5n) | BigInt(Math.max(0, CROCKFORD.indexOf(c)));
@@ -95,8 +102,22 @@ export function snapshotSummary(s: Snapshot, manifests: readonly ManifestFile[])
   return summary;
 }
 
-/** The name mapping's text, made once per table schema version (it is in every metadata version). */
-const mappingTexts = new WeakMap<object, string>();
+/**
+ * The table's properties, one object per catalog properties object and schema version's name mapping (the
+ * mapping's text, made once, is in every metadata version), so the metadata file's bytes for them are made
+ * once too (metadata-json.ts).
+ */
+const propertiesMade = new WeakMap<object, WeakMap<object, Record<string, string>>>();
+const NO_PROPERTIES = {};
+
+function propertiesOf(meta: TableMeta, schemas: IcebergSchemas): Record<string, string> {
+  const byMapping = getOrCreate(propertiesMade, meta.properties ?? NO_PROPERTIES, () => new WeakMap());
+  return getOrCreate(byMapping, schemas.nameMapping, () => ({
+    ...meta.properties,
+    "schema.name-mapping.default": JSON.stringify(schemas.nameMapping),
+    "write.format.default": "parquet",
+  }));
+}
 
 type LogEntry = TableMetadata["snapshot-log"][number];
 const logEntries = new WeakMap<IcebergSnapshot, LogEntry>();
@@ -134,11 +155,7 @@ export function tableMetadata(
     "default-spec-id": 0,
     // No partition field was ever assigned: ids start at 1000, so the last assigned is 999.
     "last-partition-id": 999,
-    properties: {
-      ...meta.properties,
-      "schema.name-mapping.default": getOrCreate(mappingTexts, schemas.nameMapping, JSON.stringify),
-      "write.format.default": "parquet",
-    },
+    properties: propertiesOf(meta, schemas),
     snapshots,
     "snapshot-log": snapshotLog,
     "metadata-log": metadataLog,
