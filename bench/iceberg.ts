@@ -8,17 +8,20 @@
 // machine noise hits both alike; a block's time includes waiting for its metadata (exportIceberg() at its
 // end makes it current at once). Wall time is load-sensitive on a shared machine, so CPU
 // time (process.cpuUsage: every thread, so the file system's worker threads too) is shown beside it.
-// AVA_BENCH_ICEBERG_COMMITS sets how many commits of each (default 300).
-import { mkdtemp, readdir } from "node:fs/promises";
+// AVA_BENCH_ICEBERG_COMMITS sets how many commits of each (default 300; 3000 shows what grows with the
+// history), AVA_BENCH_ICEBERG_ROUNDS how many rounds of every mode (default 3): the table gives medians of
+// the rounds' ratios, and each round's ratio beside them.
+import { mkdtemp, readdir, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as ava from "../src/index.js";
 import { nodeStorage } from "../src/node.js";
 import { makeBatch, schema } from "./data.js";
-import { median, printTable, ratio } from "./lib.js";
+import { median, printTable } from "./lib.js";
 
 const COMMITS = Number(process.env.AVA_BENCH_ICEBERG_COMMITS ?? 300);
 const BLOCK = Number(process.env.AVA_BENCH_ICEBERG_BLOCK ?? 10);
+const ROUNDS = Number(process.env.AVA_BENCH_ICEBERG_ROUNDS ?? 3);
 
 async function open(iceberg: boolean | { background: boolean }, fsync: boolean) {
   const root = await mkdtemp(join(tmpdir(), "ava-bench-iceberg-"));
@@ -38,17 +41,25 @@ interface Side {
   /** Whole-run wall and CPU time, metadata included. */
   wallMs: number;
   cpuMs: number;
+  /** CPU time of each block, to tell what grows with the history (the first tenth against the last). */
+  blockCpuMs: number[];
 }
 
-async function compare(fsync: boolean, background: boolean): Promise<[Side, Side, number]> {
+interface Round {
+  plain: Side;
+  iceberg: Side;
+  versions: number;
+  /** The newest metadata JSON's size: it lists every snapshot, and each version writes it whole. */
+  jsonBytes: number;
+}
+
+async function compare(fsync: boolean, background: boolean): Promise<Round> {
   const plain = await open(false, fsync);
   // `iceberg: true` is background metadata (the default); synchronous is asked for.
   const withMetadata = await open(background ? true : { background }, fsync);
   const rows = makeBatch(0, 10);
-  const sides: [Side, Side] = [
-    { latencies: [], wallMs: 0, cpuMs: 0 },
-    { latencies: [], wallMs: 0, cpuMs: 0 },
-  ];
+  const side = (): Side => ({ latencies: [], wallMs: 0, cpuMs: 0, blockCpuMs: [] });
+  const sides: [Side, Side] = [side(), side()];
   for (let i = 0; i < COMMITS; i += BLOCK) {
     for (const [k, { ns }] of [plain, withMetadata].entries()) {
       const side = sides[k]!;
@@ -63,40 +74,63 @@ async function compare(fsync: boolean, background: boolean): Promise<[Side, Side
       side.wallMs += performance.now() - start;
       const used = process.cpuUsage(cpu);
       side.cpuMs += (used.user + used.system) / 1000;
+      side.blockCpuMs.push((used.user + used.system) / 1000);
     }
   }
   const folder = join(withMetadata.root, "data/bench/points/metadata");
-  const versions = (await readdir(folder)).filter((f) => f.endsWith(".metadata.json")).length;
-  return [sides[0], sides[1], versions];
+  const versions = (await readdir(folder)).filter((f) => f.endsWith(".metadata.json"));
+  const newest = Math.max(...versions.map((f) => Number(f.slice(1, -".metadata.json".length))));
+  const jsonBytes = (await stat(join(folder, `v${newest}.metadata.json`))).size;
+  return { plain: sides[0], iceberg: sides[1], versions: versions.length, jsonBytes };
 }
 
+const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+const tenth = (xs: readonly number[], last: boolean) => {
+  const n = Math.max(1, Math.floor(xs.length / 10));
+  return last ? xs.slice(-n) : xs.slice(0, n);
+};
+const times = (x: number) => `${x.toFixed(2)}×`;
+
 export async function benchIceberg(): Promise<void> {
+  const modes = [true, false].flatMap((fsync) => [false, true].map((background) => ({ fsync, background })));
+  // Rounds go through every mode before the next round, so a stretch of machine noise hits them alike.
+  const rounds = new Map(modes.map((m) => [m, [] as Round[]]));
+  for (let r = 0; r < ROUNDS; r++)
+    for (const m of modes) rounds.get(m)!.push(await compare(m.fsync, m.background));
   const rows = [];
-  for (const fsync of [true, false])
-    for (const background of [false, true]) {
-      const [plain, iceberg, versions] = await compare(fsync, background);
-      const mode = `${background ? "background" : "synchronous"}, fsync ${fsync ? "on" : "off"}`;
-      const tail = (xs: number[]) => xs.slice(Math.floor(xs.length * 0.9));
-      if (!background)
-        rows.push({
-          case: `plain small commit (10 rows), fsync ${fsync ? "on" : "off"}`,
-          median_ms: median(plain.latencies),
-          note: `${COMMITS} commits; whole run ${(plain.wallMs / COMMITS).toFixed(2)} ms, CPU ${(plain.cpuMs / COMMITS).toFixed(2)} ms per commit`,
-        });
-      rows.push(
-        {
-          case: `Iceberg ${mode}: whole run per commit (TARGET ≤ 1.20×)`,
-          median_ms: iceberg.wallMs / COMMITS,
-          ratio: ratio(iceberg.wallMs, plain.wallMs),
-          note: `CPU ${(iceberg.cpuMs / COMMITS).toFixed(2)} ms per commit, ${ratio(iceberg.cpuMs, plain.cpuMs)} the plain CPU; ${versions} metadata versions for ${COMMITS} commits`,
-        },
-        {
-          case: `Iceberg ${mode}: commit latency`,
-          median_ms: median(iceberg.latencies),
-          ratio: ratio(median(iceberg.latencies), median(plain.latencies)),
-          note: `last tenth (≈${COMMITS} snapshots listed): ${ratio(median(tail(iceberg.latencies)), median(tail(plain.latencies)))}`,
-        },
-      );
-    }
-  printTable("Iceberg metadata per commit (Node storage)", rows);
+  for (const m of modes) {
+    const runs = rounds.get(m)!;
+    const mode = `${m.background ? "background" : "synchronous"}, fsync ${m.fsync ? "on" : "off"}`;
+    const med = (f: (r: Round) => number) => median(runs.map(f));
+    const perCommit = (ms: number) => (ms / COMMITS).toFixed(2);
+    if (!m.background)
+      rows.push({
+        case: `plain small commit (10 rows), fsync ${m.fsync ? "on" : "off"}`,
+        median_ms: med((r) => median(r.plain.latencies)),
+        note: `${COMMITS} commits × ${ROUNDS} rounds; whole run ${perCommit(med((r) => r.plain.wallMs))} ms, CPU ${perCommit(med((r) => r.plain.cpuMs))} ms per commit`,
+      });
+    const cpuRatio = (r: Round, last: boolean) =>
+      sum(tenth(r.iceberg.blockCpuMs, last)) / sum(tenth(r.plain.blockCpuMs, last));
+    rows.push(
+      {
+        case: `Iceberg ${mode}: whole run per commit (TARGET ≤ 1.20×)`,
+        median_ms: med((r) => r.iceberg.wallMs) / COMMITS,
+        ratio: times(med((r) => r.iceberg.wallMs / r.plain.wallMs)),
+        note: `rounds ${runs.map((r) => times(r.iceberg.wallMs / r.plain.wallMs)).join(" ")}; ${med((r) => r.versions)} metadata versions for ${COMMITS} commits`,
+      },
+      {
+        case: `Iceberg ${mode}: CPU per commit (TARGET ≤ 1.20×)`,
+        median_ms: med((r) => r.iceberg.cpuMs) / COMMITS,
+        ratio: times(med((r) => r.iceberg.cpuMs / r.plain.cpuMs)),
+        note: `rounds ${runs.map((r) => times(r.iceberg.cpuMs / r.plain.cpuMs)).join(" ")}; first tenth of the history ${times(med((r) => cpuRatio(r, false)))}, last tenth ${times(med((r) => cpuRatio(r, true)))} (metadata JSON ${(med((r) => r.jsonBytes) / 1024).toFixed(0)} KB at the end)`,
+      },
+      {
+        case: `Iceberg ${mode}: commit latency`,
+        median_ms: med((r) => median(r.iceberg.latencies)),
+        ratio: times(med((r) => median(r.iceberg.latencies) / median(r.plain.latencies))),
+        note: `last tenth: ${times(med((r) => median(tenth(r.iceberg.latencies, true)) / median(tenth(r.plain.latencies, true))))}`,
+      },
+    );
+  }
+  printTable(`Iceberg metadata per commit (Node storage, medians of ${ROUNDS} rounds)`, rows);
 }

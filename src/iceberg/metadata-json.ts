@@ -62,24 +62,26 @@ function joinedOf(entries: readonly object[]): Joined | undefined {
 }
 
 /**
- * The JSON of the head's values that are objects, by identity: the schemas, the properties with their name
- * mapping, and each metadata-log entry are the same objects version after version (the metadata log's array
- * is new each time, its entries are not), and serializing them again was most of a version's cost after the
- * snapshot list. Metadata objects are never changed once made (table-metadata.ts).
+ * The JSON of the head's values that stay the same objects version after version, by identity: the schemas,
+ * the properties with their name mapping, and each metadata-log entry (the log's array is new each time,
+ * its entries are not). Serializing them again was most of a version's cost after the snapshot list.
+ * Metadata objects are never changed once made (table-metadata.ts). The other values are a few bytes.
  */
 const texts = new WeakMap<object, string>();
 
-function textOf(value: unknown): string {
-  if (typeof value !== "object" || value === null) return JSON.stringify(value);
-  return getOrCreate(texts, value, () => JSON.stringify(value));
-}
+const textOf = (value: object): string => getOrCreate(texts, value, () => JSON.stringify(value));
 
 function headText(head: Omit<TableMetadata, "snapshots" | "snapshot-log">): string {
   const fields: string[] = [];
   for (const [key, value] of Object.entries(head)) {
     if (value === undefined) continue;
-    const text = key === "metadata-log" ? `[${(value as object[]).map(textOf).join(",")}]` : textOf(value);
-    fields.push(`${JSON.stringify(key)}:${text}`);
+    const text =
+      key === "schemas" || key === "properties"
+        ? textOf(value as object)
+        : key === "metadata-log"
+          ? `[${(value as object[]).map(textOf).join(",")}]`
+          : JSON.stringify(value);
+    fields.push(`"${key}":${text}`);
   }
   return fields.join(",");
 }
