@@ -2,9 +2,10 @@
 // upper_bounds), taken from the statistics the catalog already keeps per data file — no file is read again.
 // Bounds use Iceberg's single-value binary serialization (table spec, Appendix D): little-endian ints,
 // longs (timestamps: microseconds), floats and doubles, one byte for a boolean, UTF-8 bytes for a string.
-// column_sizes is left out: the catalog does not know a column's bytes in the Parquet file, and reading
-// every footer back to learn them would cost more than the metrics are worth to a planner.
+// column_sizes comes from the Parquet footer of files written with field ids, read once when the file is
+// written (withColumnSizes), never from the store again.
 import type { ColumnStats, StatValue } from "../storage/catalog/model.js";
+import { columnSizes } from "../parquet/footer-sizes.js";
 import { fromStat } from "../table/stats.js";
 import type { IcebergSchema } from "./schema.js";
 
@@ -12,6 +13,7 @@ import type { IcebergSchema } from "./schema.js";
 export type IdMap<T> = { key: number; value: T }[];
 
 export interface ColumnMetrics {
+  column_sizes: IdMap<number>;
   value_counts: IdMap<number>;
   null_value_counts: IdMap<number>;
   lower_bounds: IdMap<Uint8Array>;
@@ -96,11 +98,18 @@ export function columnMetrics(
   rowCount: number,
   schema: IcebergSchema,
 ): ColumnMetrics {
-  const out: ColumnMetrics = { value_counts: [], null_value_counts: [], lower_bounds: [], upper_bounds: [] };
+  const out: ColumnMetrics = {
+    column_sizes: [],
+    value_counts: [],
+    null_value_counts: [],
+    lower_bounds: [],
+    upper_bounds: [],
+  };
   if (!stats) return out;
   for (const field of schema.fields) {
     const s = stats[field.name];
     if (!s || typeof field.type !== "string") continue;
+    if (s.bytes !== undefined) out.column_sizes.push({ key: field.id, value: s.bytes });
     out.value_counts.push({ key: field.id, value: rowCount });
     out.null_value_counts.push({ key: field.id, value: s.nullCount });
     const lower = boundBytes(field.type, s.min, "lower");
@@ -109,4 +118,19 @@ export function columnMetrics(
     if (upper) out.upper_bounds.push({ key: field.id, value: upper });
   }
   return out;
+}
+
+/**
+ * `stats` with each column's bytes in `parquet` (the file just encoded from the same rows), so its
+ * manifests can give column_sizes. Columns without stats (nested ones) get none.
+ */
+export function withColumnSizes(
+  stats: Record<string, ColumnStats>,
+  parquet: Uint8Array,
+): Record<string, ColumnStats> {
+  for (const [column, bytes] of columnSizes(parquet)) {
+    const s = stats[column];
+    if (s) s.bytes = bytes;
+  }
+  return stats;
 }

@@ -1,7 +1,7 @@
 // The Avro schemas of Iceberg v2's manifest files and manifest lists, with the spec's field ids (table
 // spec, "Manifests" and "Manifest Lists"). Only unpartitioned tables are written, so the partition tuple
-// is an empty record. Column metrics are there but for column_sizes and nan_value_counts, which the
-// catalog's statistics do not have (see column-metrics.ts).
+// is an empty record. Column metrics are there but for nan_value_counts, which the catalog's statistics
+// do not have (see column-metrics.ts).
 import type { AvroField, AvroRecord, AvroType } from "./avro-datum.js";
 
 const optional = (name: string, type: AvroType, id: number): AvroField => ({
@@ -49,6 +49,7 @@ export const MANIFEST_ENTRY_SCHEMA: AvroRecord = {
           required("partition", { type: "record", name: "r102", fields: [] }, 102),
           required("record_count", "long", 103),
           required("file_size_in_bytes", "long", 104),
+          idMap("column_sizes", 108, 117, 118, "long"),
           idMap("value_counts", 109, 119, 120, "long"),
           idMap("null_value_counts", 110, 121, 122, "long"),
           idMap("lower_bounds", 125, 126, 127, "bytes"),

@@ -6,6 +6,7 @@
 // append_scan consumers skip "compact" snapshots (addsNewRows), and the rows keep their provenance
 // columns byte for byte, so run-scoped streams and lineage read them as before.
 import { AvaError, isAvaError, toAvaError } from "../errors.js";
+import { withColumnSizes } from "../iceberg/column-metrics.js";
 import { withParquetFieldIdsIfDescribable } from "../iceberg/parquet-field-ids.js";
 import { encodeParquet } from "../parquet/parquet.js";
 import type { DataFile } from "../storage/catalog/model.js";
@@ -147,7 +148,9 @@ async function mergeRun(
   // Iceberg readers find columns by Parquet field ids: merged files carry them as appended files do.
   const bytes = await encodeParquet(withParquetFieldIdsIfDescribable(rows, entry, identifier));
   const path = `data/${entry.namespace}/${entry.name}/${ulid(clockOf(storage))}.parquet`;
-  const file: DataFile = { path, rowCount: rows.numRows, sizeBytes: bytes.length, stats: columnStats(rows) };
+  // With each column's bytes, for Iceberg manifests' column_sizes (the footer is a few KB of a large file).
+  const stats = withColumnSizes(columnStats(rows), bytes);
+  const file: DataFile = { path, rowCount: rows.numRows, sizeBytes: bytes.length, stats };
   const schemaId = versions?.at(-1)?.id;
   if (schemaId) file.schemaId = schemaId; // written under the current version: conformed by the scan
   return { file, written: storage.files.write(path, bytes) };

@@ -25,6 +25,7 @@ import { flushInlinedIfDue, type InlineFlushStatus, inlineFlushStatus } from "./
 import { AppendResult } from "./append-result.js";
 import { type DropResult, dropTable } from "./drop.js";
 import { exportIcebergAfterCommit } from "../iceberg/export.js";
+import { withColumnSizes } from "../iceberg/column-metrics.js";
 import { withParquetFieldIds } from "../iceberg/parquet-field-ids.js";
 import type { BoundTableDeclaration } from "./declare.js";
 import type { Predicate, Where } from "./predicate.js";
@@ -263,15 +264,17 @@ export class Table<Row = Record<string, unknown>, In = Row> {
       const folder = `data/${this.namespace}/${this.name}/${snapshotId}`;
       const path = inline ? `${folder}${INLINE_SUFFIX}` : `${folder}.parquet`;
       let sizeBytes = inline?.sizeBytes ?? 0;
+      const stats = columnStats(table);
       if (!inline) {
         // Iceberg readers find columns by the Parquet field ids (else by the table's name mapping).
         const encoded = this.declaration.iceberg ? withParquetFieldIds(table, entry, this.identifier) : table;
         const bytes = await encodeParquet(encoded, compression === undefined ? {} : { compression });
         sizeBytes = bytes.length;
+        if (this.declaration.iceberg) withColumnSizes(stats, bytes); // for manifests' column_sizes
         // The data file is written while the catalog stages its entry; the commit waits for both.
         written = this.#storage.files.write(path, bytes);
       }
-      const file: DataFile = { path, rowCount: table.numRows, sizeBytes, stats: columnStats(table) };
+      const file: DataFile = { path, rowCount: table.numRows, sizeBytes, stats };
       if (inline) Object.assign(file, { inline: inline.inline, inlineCrc: inline.inlineCrc });
       if (schemaId) file.schemaId = schemaId; // read back under later versions by it
       addedFiles.push(file);

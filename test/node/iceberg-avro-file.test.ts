@@ -39,6 +39,7 @@ function entry(path: string, rows: number | string): AvroValue {
       partition: {},
       record_count: rows,
       file_size_in_bytes: 123,
+      column_sizes: [{ key: 1, value: 99 }],
       value_counts: [{ key: 1, value: 10 }],
       null_value_counts: [{ key: 1, value: 0 }],
       lower_bounds: [{ key: 1, value: new Uint8Array([1, 2]) }],

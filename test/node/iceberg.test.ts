@@ -220,6 +220,7 @@ const DATA_FILE: SpecField[] = [
   ["partition", 102, true, { type: "record", name: "r102", fields: [] }],
   ["record_count", 103, true, "long"],
   ["file_size_in_bytes", 104, true, "long"],
+  ...idMap("column_sizes", 108, 117, 118, "long"),
   ...idMap("value_counts", 109, 119, 120, "long"),
   ...idMap("null_value_counts", 110, 121, 122, "long"),
   ...idMap("lower_bounds", 125, 126, 127, "bytes"),
@@ -466,8 +467,27 @@ describe("metadata written without fsync", () => {
   });
 });
 
+/** Each column's compressed bytes in a Parquet file (its chunks summed), read by native DuckDB. */
+async function parquetColumnBytes(path: string): Promise<Map<string, number>> {
+  const db = await DuckDBInstance.create(":memory:", {
+    autoinstall_known_extensions: "false",
+    autoload_known_extensions: "false",
+  });
+  const conn = await db.connect();
+  try {
+    const read = await conn.runAndReadAll(
+      `SELECT path_in_schema AS path, sum(total_compressed_size)::BIGINT AS bytes FROM parquet_metadata('${path}') GROUP BY 1`,
+    );
+    const rows = read.getRowObjects() as { path: string; bytes: bigint }[];
+    return new Map(rows.map((r) => [r.path, Number(r.bytes)]));
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}
+
 describe("column metrics in manifests", () => {
-  it("every live file's bounds and counts, read with Apache Avro, are exactly its catalog statistics", async () => {
+  it("every live file's bounds, counts and column sizes, read with Apache Avro, are exactly its catalog statistics (sizes: its Parquet footer as DuckDB reads it)", async () => {
     const { location, events, snapshots, metadata, local } = await lakeWithHistory();
     const fields = new Map<string, { id: number; type: unknown }>(
       metadata.schemas[0].fields.map((f: { name: string; id: number; type: unknown }) => [f.name, f]),
@@ -493,7 +513,8 @@ describe("column metrics in manifests", () => {
         expect(ours, `${file.file_path} is live at snapshot ${i + 1}`).toBeDefined();
         const byId = (name: string) =>
           new Map((file[name] as { key: number; value: unknown }[]).map((kv) => [kv.key, kv.value]));
-        const [values, nulls, lower, upper] = [
+        const [sizes, values, nulls, lower, upper] = [
+          byId("column_sizes"),
           byId("value_counts"),
           byId("null_value_counts"),
           byId("lower_bounds"),
@@ -504,9 +525,14 @@ describe("column metrics in manifests", () => {
           expect.arrayContaining(["id", "name", "at", "_ava_updated_at", "_ava_run_id"]),
         );
         expect([...values.keys()].sort()).toEqual(statColumns.map((c) => fields.get(c)!.id).sort());
+        // Appended and compacted files (this table inlines nothing) know every scalar column's bytes.
+        expect([...sizes.keys()].sort()).toEqual([...values.keys()].sort());
+        const footer = await parquetColumnBytes(local(file.file_path as string));
         for (const [column, stat] of Object.entries(ours!.stats)) {
           const { id, type } = fields.get(column)!;
           expect(values.get(id), column).toBe(ours!.rowCount);
+          expect(sizes.get(id), `${column} bytes`).toBe(stat.bytes);
+          expect(stat.bytes, `${column} bytes`).toBe(footer.get(column));
           expect(nulls.get(id), column).toBe(stat.nullCount);
           expect(lower.has(id), column).toBe(stat.min !== undefined);
           expect(upper.has(id), column).toBe(stat.max !== undefined);

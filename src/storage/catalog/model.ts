@@ -13,6 +13,11 @@ export interface ColumnStats {
   nullCount: number;
   min?: StatValue;
   max?: StatValue;
+  /**
+   * The column's bytes in the Parquet file (its chunks, compressed, page headers included), for Iceberg
+   * manifests' column_sizes. Kept for files written with Parquet field ids (tables with Iceberg metadata).
+   */
+  bytes?: number;
 }
 
 export interface DataFile {

@@ -68,7 +68,7 @@ const statValue: Check = (v, path) =>
     ? undefined
     : `${path} should be a statistics value`;
 
-const columnStats = shape({ nullCount: num, min: opt(statValue), max: opt(statValue) });
+const columnStats = shape({ nullCount: num, min: opt(statValue), max: opt(statValue), bytes: opt(num) });
 
 export const dataFile = shape({
   path: str,

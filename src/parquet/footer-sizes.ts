@@ -1,0 +1,163 @@
+// The bytes each column takes in a Parquet file, read from its footer: Iceberg manifests carry them as
+// column_sizes, which engines use to plan how much a scan of some columns reads. The footer is Thrift
+// compact (FileMetaData); only row_groups[].columns[].meta_data's path_in_schema and total_compressed_size
+// are read, everything else is skipped by its wire type. The writer (parquet-wasm or flat-writer.ts) knows
+// these sizes but does not hand them out, and reading the few KB of footer back costs a few microseconds.
+import { AvaError } from "../errors.js";
+
+const MAGIC = 0x31524150; // "PAR1", little-endian
+
+/** Compact protocol wire types. */
+const BOOL_TRUE = 1;
+const BOOL_FALSE = 2;
+const BYTE = 3;
+const I16 = 4;
+const I32 = 5;
+const I64 = 6;
+const DOUBLE = 7;
+const BINARY = 8;
+const LIST = 9;
+const SET = 10;
+const MAP = 11;
+const STRUCT = 12;
+
+class Reader {
+  at: number;
+  constructor(
+    readonly bytes: Uint8Array,
+    start: number,
+    readonly end: number,
+  ) {
+    this.at = start;
+  }
+
+  byte(): number {
+    if (this.at >= this.end) throw corrupt("the footer ends early");
+    return this.bytes[this.at++]!;
+  }
+
+  /** An unsigned varint, exact up to 2^53 (sizes and counts). */
+  varint(): number {
+    let value = 0;
+    let scale = 1;
+    for (;;) {
+      const b = this.byte();
+      value += (b & 0x7f) * scale;
+      if (b < 0x80) return value;
+      scale *= 128;
+      if (scale > 2 ** 63) throw corrupt("a varint runs past 10 bytes");
+    }
+  }
+
+  zigzag(): number {
+    const v = this.varint();
+    return v % 2 === 0 ? v / 2 : -(v + 1) / 2;
+  }
+
+  string(): string {
+    const n = this.varint();
+    if (this.at + n > this.end) throw corrupt("a string runs past the footer");
+    const s = new TextDecoder().decode(this.bytes.subarray(this.at, this.at + n));
+    this.at += n;
+    return s;
+  }
+
+  /** Each field of a struct (id and wire type) to `field`, which reads or skips its value. */
+  struct(field: (id: number, type: number) => void): void {
+    let id = 0;
+    for (;;) {
+      const head = this.byte();
+      if (head === 0) return;
+      const delta = head >> 4;
+      id = delta === 0 ? this.zigzag() : id + delta;
+      field(id, head & 0x0f);
+    }
+  }
+
+  /** A list's elements to `element`, which reads or skips each. */
+  list(element: (type: number) => void): void {
+    const head = this.byte();
+    const size = head >> 4 === 15 ? this.varint() : head >> 4;
+    for (let i = 0; i < size; i++) element(head & 0x0f);
+  }
+
+  skip(type: number): void {
+    switch (type) {
+      case BOOL_TRUE:
+      case BOOL_FALSE:
+        return;
+      case BYTE:
+        this.at += 1;
+        return;
+      case I16:
+      case I32:
+      case I64:
+        this.varint();
+        return;
+      case DOUBLE:
+        this.at += 8;
+        return;
+      case BINARY: {
+        const n = this.varint(); // read before `at` is: `this.at += this.varint()` would lose its bytes
+        this.at += n;
+        return;
+      }
+      case LIST:
+      case SET:
+        return this.list((t) => (t === BOOL_TRUE || t === BOOL_FALSE ? this.byte() : this.skip(t)));
+      case MAP: {
+        const size = this.varint();
+        if (size === 0) return;
+        const kinds = this.byte();
+        for (let i = 0; i < size; i++) {
+          this.skip(kinds >> 4);
+          this.skip(kinds & 0x0f);
+        }
+        return;
+      }
+      case STRUCT:
+        return this.struct((_, t) => this.skip(t));
+      default:
+        throw corrupt(`unknown Thrift type ${type}`);
+    }
+  }
+}
+
+function corrupt(why: string): AvaError {
+  return new AvaError("DATA_CORRUPT", `Parquet footer: ${why}`);
+}
+
+/**
+ * Bytes per top-level column: the compressed size of its column chunks (page headers included) summed
+ * over the row groups, as Iceberg's column_sizes counts them; a nested column's leaves are summed under its
+ * name. DATA_CORRUPT when `file` is not a whole Parquet file.
+ */
+export function columnSizes(file: Uint8Array): Map<string, number> {
+  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+  if (file.length < 12 || view.getUint32(file.length - 4, true) !== MAGIC)
+    throw corrupt("no PAR1 at the end of the file");
+  const length = view.getUint32(file.length - 8, true);
+  const start = file.length - 8 - length;
+  if (start < 4) throw corrupt(`a ${length}-byte footer does not fit a ${file.length}-byte file`);
+  const r = new Reader(file, start, file.length - 8);
+  const sizes = new Map<string, number>();
+  const columnMeta = () => {
+    let column: string | undefined;
+    let size = 0;
+    r.struct((id, type) => {
+      if (id === 3 && type === LIST)
+        r.list((t) => (column === undefined ? (column = r.string()) : r.skip(t)));
+      else if (id === 7 && type === I64) size = r.zigzag();
+      else r.skip(type);
+    });
+    if (column !== undefined) sizes.set(column, (sizes.get(column) ?? 0) + size);
+  };
+  const rowGroup = () =>
+    r.struct((id, type) => {
+      if (id === 1 && type === LIST)
+        r.list(() => r.struct((cid, ct) => (cid === 3 && ct === STRUCT ? columnMeta() : r.skip(ct))));
+      else r.skip(type);
+    });
+  r.struct((id, type) => (id === 4 && type === LIST ? r.list(rowGroup) : r.skip(type)));
+  return sizes;
+}
