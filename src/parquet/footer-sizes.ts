@@ -21,6 +21,8 @@ const SET = 10;
 const MAP = 11;
 const STRUCT = 12;
 
+const decoder = new TextDecoder();
+
 class Reader {
   at: number;
   constructor(
@@ -54,11 +56,21 @@ class Reader {
     return v % 2 === 0 ? v / 2 : -(v + 1) / 2;
   }
 
+  /** A column name: most are short ASCII, read without a decoder call. */
   string(): string {
     const n = this.varint();
-    if (this.at + n > this.end) throw corrupt("a string runs past the footer");
-    const s = new TextDecoder().decode(this.bytes.subarray(this.at, this.at + n));
-    this.at += n;
+    const end = this.at + n;
+    if (end > this.end) throw corrupt("a string runs past the footer");
+    let s = "";
+    for (let i = this.at; i < end; i++) {
+      const c = this.bytes[i]!;
+      if (c >= 0x80 || n > 64) {
+        s = decoder.decode(this.bytes.subarray(this.at, end));
+        break;
+      }
+      s += String.fromCharCode(c);
+    }
+    this.at = end;
     return s;
   }
 
