@@ -15,7 +15,7 @@ export interface ColumnStats {
   max?: StatValue;
   /**
    * The column's bytes in the Parquet file (its chunks, compressed, page headers included), for Iceberg
-   * manifests' column_sizes. Kept for files written with Parquet field ids (tables with Iceberg metadata).
+   * manifests' column_sizes. Kept for the files of appends to tables with Iceberg metadata and of compaction.
    */
   bytes?: number;
 }
