@@ -116,7 +116,12 @@ class Reader {
       }
       case LIST:
       case SET:
-        return this.list((t) => (t === BOOL_TRUE || t === BOOL_FALSE ? this.byte() : this.skip(t)));
+        // A list's booleans are a byte each (in a struct, the field's type is its value).
+        this.list((t) => {
+          if (t === BOOL_TRUE || t === BOOL_FALSE) this.byte();
+          else this.skip(t);
+        });
+        return;
       case MAP: {
         const size = this.varint();
         if (size === 0) return;
@@ -128,7 +133,8 @@ class Reader {
         return;
       }
       case STRUCT:
-        return this.struct((_, t) => this.skip(t));
+        this.struct((_, t) => this.skip(t));
+        return;
       default:
         throw corrupt(`unknown Thrift type ${type}`);
     }
@@ -158,7 +164,11 @@ export function columnSizes(file: Uint8Array): Map<string, number> {
     let size = 0;
     r.struct((id, type) => {
       if (id === 3 && type === LIST)
-        r.list((t) => (column === undefined ? (column = r.string()) : r.skip(t)));
+        r.list((t) => {
+          if (column === undefined)
+            column = r.string(); // the top-level name: path_in_schema[0]
+          else r.skip(t);
+        });
       else if (id === 7 && type === I64) size = r.zigzag();
       else r.skip(type);
     });
