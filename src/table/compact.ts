@@ -12,6 +12,7 @@ import type { DataFile } from "../storage/catalog/model.js";
 import type { SnapshotDraft } from "../storage/catalog/state.js";
 import { clockOf } from "../storage/types.js";
 import { ulid } from "../util/ids.js";
+import { flushInlinedRun } from "./inline-flush-run.js";
 import { Scan } from "./scan.js";
 import { columnStats } from "./stats.js";
 import { schemaFromJson } from "../schema/arrow-json.js";
@@ -131,10 +132,14 @@ async function mergeRun(
 ): Promise<{ file: DataFile; written: Promise<void> }> {
   const identifier = tableKey(entry.namespace, entry.name);
   const versions = entry.schemas;
+  const path = `data/${entry.namespace}/${entry.name}/${ulid(clockOf(storage))}.parquet`;
+  // The stored schema from the catalog itself, so maintenance needs no declaration of the table.
+  const stored = storedSchema(schemaFromJson(entry.schema), entry.rowLineage);
+  const spliced = await flushInlinedRun(entry, stored, run);
+  if (spliced) return { file: { ...spliced.file, path }, written: storage.files.write(path, spliced.bytes) };
   const rows = await new Scan({
     identifier,
-    // The stored schema from the catalog itself, so maintenance needs no declaration of the table.
-    stored: storedSchema(schemaFromJson(entry.schema), entry.rowLineage),
+    stored,
     files: storage.files,
     resolve: async () => ({ snapshot: undefined, liveFiles: run, versions }),
   }).toArrow();
@@ -146,7 +151,6 @@ async function mergeRun(
     );
   // Iceberg readers find columns by Parquet field ids: merged files carry them as appended files do.
   const bytes = await encodeParquet(withParquetFieldIdsIfDescribable(rows, entry, identifier));
-  const path = `data/${entry.namespace}/${entry.name}/${ulid(clockOf(storage))}.parquet`;
   const file: DataFile = { path, rowCount: rows.numRows, sizeBytes: bytes.length, stats: columnStats(rows) };
   const schemaId = versions?.at(-1)?.id;
   if (schemaId) file.schemaId = schemaId; // written under the current version: conformed by the scan
