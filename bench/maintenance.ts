@@ -173,6 +173,9 @@ async function manyCommits(mode: CatalogMode): Promise<{ openMs: number; bytes: 
   return { openMs: median(opens), bytes: await folderBytes(join(root, "_catalog")) };
 }
 
+/** Commits a second, whole (the targets are 500 and 1,000: "0.4 k/s" hides whether 450 or 549). */
+const perSecond = (count: number, ms: number) => `${Math.round((count / ms) * 1000)} commits/s`;
+
 const PARTS = new Set((process.env.AVA_BENCH_PARTS ?? "commits,scan,catalog").split(","));
 
 export async function benchMaintenance(): Promise<void> {
@@ -199,7 +202,7 @@ async function benchCommits(): Promise<void> {
     median_ms: median(latencies),
     rate: rate(SMALL, wallMs, "commits"),
     ratio: ratio(aloneWallMs, wallMs),
-    note: "median = per-commit latency; rate = all commits / wall time; ratio = throughput over one appender",
+    note: `${perSecond(SMALL, wallMs)}; median = per-commit latency; rate = all commits / wall time; ratio = throughput over one appender`,
   });
   printTable(
     `Small appends (10 rows): ${SMALL} commits in Node, ${browser.inline!.length} in a Chromium Worker`,
@@ -214,7 +217,7 @@ async function benchCommits(): Promise<void> {
         median_ms: inlineFsync,
         rate: rate(1, inlineFsync, "commits"),
         ratio: ratio(filesFsync, inlineFsync),
-        note: `target ≥ 1,000 commits/s; ratio = speed-up; ${rate(SMALL, one.wallMs, "commits")} by wall time`,
+        note: `target ≥ 1,000 commits/s; ratio = speed-up; ${perSecond(SMALL, one.wallMs)} by wall time`,
       },
       {
         case: `Node floor: write + fdatasync + close of a ${entryBytes}-byte file`,
@@ -243,7 +246,7 @@ async function benchCommits(): Promise<void> {
         median_ms: bInline,
         rate: rate(1, bInline, "commits"),
         ratio: ratio(bFiles, bInline),
-        note: `target ≥ 500 commits/s; ratio = speed-up; ${rate(SMALL, browser.inline_wall![0]!, "commits")} by wall time`,
+        note: `target ≥ 500 commits/s; ratio = speed-up; ${perSecond(SMALL, browser.inline_wall![0]!)} by wall time`,
       },
       ...[8, 32].map((c) =>
         groupRows(

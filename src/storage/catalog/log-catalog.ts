@@ -117,6 +117,14 @@ export interface LogCatalogOptions {
   now?: () => number;
   /** How long a commit keeps rebasing under contention before it gives up with COMMIT_CONFLICT. */
   retryForMs?: number;
+  /**
+   * A commit that makes a checkpoint due returns once its entry is published; the checkpoint is written
+   * after (one at a time). A checkpoint only speeds up opening — the log is the truth and a reader finds
+   * the newest whole one — so nothing waits for it but the commit that would otherwise carry its write
+   * (in IndexedDB ~50 ms for a 0.5 MB state, one commit in a hundred). Default false: written before
+   * the commit returns.
+   */
+  checkpointInBackground?: boolean;
 }
 
 export class LogCatalog implements Catalog {
@@ -129,6 +137,9 @@ export class LogCatalog implements Catalog {
   #sinceCheckpoint = { version: 0, bytes: 0, entryBytes: 0 };
   readonly #retryForMs: number;
   readonly #now: () => number;
+  readonly #checkpointInBackground: boolean;
+  /** The checkpoint being written in the background, if any. */
+  #checkpointing: Promise<void> | undefined;
   readonly #listeners = new Set<(state: CatalogState) => void>();
   #unwatch: (() => void) | undefined;
   /** A commit (or group) of this instance is being written; commits arriving meanwhile wait in #waiting. */
@@ -142,9 +153,11 @@ export class LogCatalog implements Catalog {
       checkpointGrowth = 0.5,
       retryForMs = 30_000,
       now = Date.now,
+      checkpointInBackground = false,
     }: LogCatalogOptions = {},
   ) {
     this.#log = log;
+    this.#checkpointInBackground = checkpointInBackground;
     this.#now = now;
     this.#checkpointEvery = checkpointEvery;
     this.#checkpointGrowth = checkpointGrowth;
@@ -436,7 +449,14 @@ export class LogCatalog implements Catalog {
     if (this.#state === base) this.#advance(state);
     else if (this.#listeners.size > 0) void this.current().catch(() => {});
     this.#sinceCheckpoint.entryBytes += text.length;
-    if (this.#checkpointDue(state.version)) await this.#checkpoint(state);
+    if (!this.#checkpointDue(state.version)) return;
+    if (!this.#checkpointInBackground) return this.#checkpoint(state);
+    if (this.#checkpointing) return; // the next commit checkpoints once this one is written
+    this.#checkpointing = this.#checkpoint(state)
+      .catch(() => {}) // only opening is slower without it; the next due commit writes another
+      .finally(() => {
+        this.#checkpointing = undefined;
+      });
   }
 
   /** After a lost race for a version: COMMIT_CONFLICT past `deadline`, else a short wait (jittered, growing). */
