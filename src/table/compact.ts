@@ -136,7 +136,9 @@ async function mergeRun(
   // The stored schema from the catalog itself, so maintenance needs no declaration of the table.
   const stored = storedSchema(schemaFromJson(entry.schema), entry.rowLineage);
   const spliced = await flushInlinedRun(entry, stored, run);
-  if (spliced) return { file: { ...spliced.file, path }, written: storage.files.write(path, spliced.bytes) };
+  // Background writes: OPFS in a Worker then writes asynchronously, and that Worker's appends go on.
+  const write = (bytes: Uint8Array) => storage.files.write(path, bytes, { background: true });
+  if (spliced) return { file: { ...spliced.file, path }, written: write(spliced.bytes) };
   const rows = await new Scan({
     identifier,
     stored,
@@ -154,7 +156,7 @@ async function mergeRun(
   const file: DataFile = { path, rowCount: rows.numRows, sizeBytes: bytes.length, stats: columnStats(rows) };
   const schemaId = versions?.at(-1)?.id;
   if (schemaId) file.schemaId = schemaId; // written under the current version: conformed by the scan
-  return { file, written: storage.files.write(path, bytes) };
+  return { file, written: write(bytes) };
 }
 
 async function compactOnce(
@@ -189,10 +191,12 @@ async function compactOnce(
       addedFiles: added,
       removedFiles: groups.flat().map((f) => f.path),
     };
-    const result = await storage.catalog.commit(
-      [{ op: "commitSnapshot", namespace, table: name, snapshot: draft }],
-      { dependsOn: Promise.all(writes) },
-    );
+    // The files are written before the commit starts: a commit holds this catalog instance while it
+    // waits for its files, and the appends of this context would queue behind a background file write.
+    await Promise.all(writes);
+    const result = await storage.catalog.commit([
+      { op: "commitSnapshot", namespace, table: name, snapshot: draft },
+    ]);
     const filesRemoved = draft.removedFiles!.length;
     const after = result.snapshots[0]!;
     return {
