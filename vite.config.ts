@@ -8,6 +8,8 @@ import { externalRequests, watchNetwork } from "./test/support/network-watch.js"
 export default defineConfig({
   // Heavy dependencies are pre-bundled up front, or Vite re-optimises mid-run and reloads the test page.
   optimizeDeps: { include: ["apache-arrow", "zod", "idb", "@duckdb/duckdb-wasm"], exclude: ["parquet-wasm"] },
+  // AVA_SOAK_APPENDS reaches the Chromium tests as import.meta.env.AVA_SOAK_APPENDS (the soak's size).
+  envPrefix: ["VITE_", "AVA_SOAK_"],
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,

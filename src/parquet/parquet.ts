@@ -60,16 +60,7 @@ export async function encodeParquet(
 ): Promise<Uint8Array> {
   checkParquetCompression(compression, "encodeParquet");
   if (compression === "uncompressed" && isFlatWritable(table)) return writeFlatParquet(table, CREATED_BY);
-  const pq = await loadParquetWasm();
-  const codec = {
-    uncompressed: pq.Compression.UNCOMPRESSED,
-    snappy: pq.Compression.SNAPPY,
-    gzip: pq.Compression.GZIP,
-    brotli: pq.Compression.BROTLI,
-    lz4_raw: pq.Compression.LZ4_RAW,
-    zstd: pq.Compression.ZSTD,
-  }[compression];
-  const props = writerProperties(pq, table.schema, codec);
+  const { pq, props } = await wasmWriter(table.schema, compression);
   if (table.numRows <= SLICE_ROWS) return pq.writeParquet(toWasm(pq, await ipcChunks(table)), props);
   let at = 0;
   const batches = new ReadableStream({
@@ -85,6 +76,35 @@ export async function encodeParquet(
   for await (const chunk of (await pq.transformParquetStream(batches, props)) as ReadableStream<Uint8Array>)
     chunks.push(chunk);
   return concatBytes(chunks);
+}
+
+/**
+ * Rows already held as one Arrow IPC stream of `schema` (inlined appends spliced together), written as
+ * Parquet by parquet-wasm straight from those bytes: no Arrow JS decode and re-encode on the way. The
+ * stream is copied into wasm memory whole, so it is for what a flush or compaction group holds (a few
+ * MB), not for tables of millions of rows.
+ */
+export async function encodeParquetFromIpc(
+  ipc: Uint8Array,
+  schema: A.Schema,
+  { compression = "zstd" }: EncodeOptions = {},
+): Promise<Uint8Array> {
+  checkParquetCompression(compression, "encodeParquetFromIpc");
+  const { pq, props } = await wasmWriter(schema, compression);
+  return pq.writeParquet(pq.Table.fromIPCStream(ipc), props);
+}
+
+async function wasmWriter(schema: A.Schema, compression: ParquetCompression) {
+  const pq = await loadParquetWasm();
+  const codec = {
+    uncompressed: pq.Compression.UNCOMPRESSED,
+    snappy: pq.Compression.SNAPPY,
+    gzip: pq.Compression.GZIP,
+    brotli: pq.Compression.BROTLI,
+    lz4_raw: pq.Compression.LZ4_RAW,
+    zstd: pq.Compression.ZSTD,
+  }[compression];
+  return { pq, props: writerProperties(pq, schema, codec) };
 }
 
 /**

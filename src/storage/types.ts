@@ -26,6 +26,12 @@ export interface WriteOptions {
    */
   whole?: boolean;
   /**
+   * The write is a background task's (a flush, a compaction): a store whose fastest write blocks the
+   * thread — OPFS sync access handles in a Worker — writes asynchronously instead, so the appends of that
+   * Worker go on meanwhile. Default false.
+   */
+  background?: boolean;
+  /**
    * The caller gives the bytes up: it will not change them after the call. A store that keeps files in
    * memory keeps these very bytes instead of a copy of its own (a live stream's batch, 2–5 MB each).
    */

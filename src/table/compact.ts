@@ -13,6 +13,7 @@ import type { DataFile } from "../storage/catalog/model.js";
 import type { SnapshotDraft } from "../storage/catalog/state.js";
 import { clockOf } from "../storage/types.js";
 import { ulid } from "../util/ids.js";
+import { flushInlinedRun } from "./inline-flush-run.js";
 import { Scan } from "./scan.js";
 import { columnStats } from "./stats.js";
 import { schemaFromJson } from "../schema/arrow-json.js";
@@ -132,10 +133,19 @@ async function mergeRun(
 ): Promise<{ file: DataFile; written: Promise<void> }> {
   const identifier = tableKey(entry.namespace, entry.name);
   const versions = entry.schemas;
+  const path = `data/${entry.namespace}/${entry.name}/${ulid(clockOf(storage))}.parquet`;
+  // The stored schema from the catalog itself, so maintenance needs no declaration of the table.
+  const stored = storedSchema(schemaFromJson(entry.schema), entry.rowLineage);
+  const spliced = await flushInlinedRun(entry, stored, run);
+  // Background writes: OPFS in a Worker then writes asynchronously, and that Worker's appends go on.
+  const write = (bytes: Uint8Array) => storage.files.write(path, bytes, { background: true });
+  if (spliced) {
+    const stats = withColumnSizes(spliced.file.stats, spliced.bytes);
+    return { file: { ...spliced.file, path, stats }, written: write(spliced.bytes) };
+  }
   const rows = await new Scan({
     identifier,
-    // The stored schema from the catalog itself, so maintenance needs no declaration of the table.
-    stored: storedSchema(schemaFromJson(entry.schema), entry.rowLineage),
+    stored,
     files: storage.files,
     resolve: async () => ({ snapshot: undefined, liveFiles: run, versions }),
   }).toArrow();
@@ -147,13 +157,12 @@ async function mergeRun(
     );
   // Iceberg readers find columns by Parquet field ids: merged files carry them as appended files do.
   const bytes = await encodeParquet(withParquetFieldIdsIfDescribable(rows, entry, identifier));
-  const path = `data/${entry.namespace}/${entry.name}/${ulid(clockOf(storage))}.parquet`;
   // With each column's bytes, for Iceberg manifests' column_sizes (the footer is a few KB of a large file).
   const stats = withColumnSizes(columnStats(rows), bytes);
   const file: DataFile = { path, rowCount: rows.numRows, sizeBytes: bytes.length, stats };
   const schemaId = versions?.at(-1)?.id;
   if (schemaId) file.schemaId = schemaId; // written under the current version: conformed by the scan
-  return { file, written: storage.files.write(path, bytes) };
+  return { file, written: write(bytes) };
 }
 
 async function compactOnce(
@@ -188,10 +197,12 @@ async function compactOnce(
       addedFiles: added,
       removedFiles: groups.flat().map((f) => f.path),
     };
-    const result = await storage.catalog.commit(
-      [{ op: "commitSnapshot", namespace, table: name, snapshot: draft }],
-      { dependsOn: Promise.all(writes) },
-    );
+    // The files are written before the commit starts: a commit holds this catalog instance while it
+    // waits for its files, and the appends of this context would queue behind a background file write.
+    await Promise.all(writes);
+    const result = await storage.catalog.commit([
+      { op: "commitSnapshot", namespace, table: name, snapshot: draft },
+    ]);
     const filesRemoved = draft.removedFiles!.length;
     const after = result.snapshots[0]!;
     return {

@@ -62,32 +62,40 @@ export function fromBase64(text: string): Uint8Array {
   return out;
 }
 
+function damaged(file: DataFile, why: string, cause?: unknown): AvaError {
+  return new AvaError("CATALOG_CORRUPT", `inlined rows ${file.path} are damaged in the catalog: ${why}`, {
+    cause,
+  });
+}
+
 /**
- * The rows of an inlined file (whose `inline` is set). A payload damaged in the catalog is CATALOG_CORRUPT
- * naming the file: its CRC-32 catches a changed letter that would still decode (to other values); files
- * inlined before the CRC was kept are checked by decoding and their row count only.
+ * The Arrow IPC stream of an inlined file (whose `inline` is set). A payload damaged in the catalog is
+ * CATALOG_CORRUPT naming the file: its CRC-32 catches a changed letter that would still decode (to other
+ * values); files inlined before the CRC was kept are checked by decoding (inlineTable) only.
  */
-export function inlineTable(file: DataFile): A.Table {
-  const damaged = (why: string, cause?: unknown) =>
-    new AvaError("CATALOG_CORRUPT", `inlined rows ${file.path} are damaged in the catalog: ${why}`, {
-      cause,
-    });
+export function inlineBytes(file: DataFile): Uint8Array {
   let bytes: Uint8Array;
   try {
     bytes = fromBase64(file.inline!);
   } catch (cause) {
-    throw damaged("the payload is not base64", cause);
+    throw damaged(file, "the payload is not base64", cause);
   }
   if (file.inlineCrc !== undefined && crc32(bytes) !== file.inlineCrc)
-    throw damaged(`the payload fails its CRC-32 (${crc32(bytes)}, recorded ${file.inlineCrc})`);
+    throw damaged(file, `the payload fails its CRC-32 (${crc32(bytes)}, recorded ${file.inlineCrc})`);
+  return bytes;
+}
+
+/** The rows of an inlined file, checked against its row count too. */
+export function inlineTable(file: DataFile): A.Table {
+  const bytes = inlineBytes(file);
   let table: A.Table;
   try {
     table = A.tableFromIPC(bytes);
   } catch (cause) {
-    throw damaged(`the payload is not an Arrow IPC stream (${String(cause)})`, cause);
+    throw damaged(file, `the payload is not an Arrow IPC stream (${String(cause)})`, cause);
   }
   if (table.numRows !== file.rowCount)
-    throw damaged(`the payload holds ${table.numRows} rows; the catalog recorded ${file.rowCount}`);
+    throw damaged(file, `the payload holds ${table.numRows} rows; the catalog recorded ${file.rowCount}`);
   return table;
 }
 

@@ -1,7 +1,7 @@
 // Column min / max / null counts of a data file, computed on the raw Arrow buffers (strings are compared
 // as UTF-8 bytes and only the winners decoded) so that they cost little beside the Parquet encode.
 import * as A from "apache-arrow";
-import type { ColumnStats, StatValue } from "../storage/catalog/model.js";
+import type { ColumnStats, DataFile, StatValue } from "../storage/catalog/model.js";
 import { AVA_TYPE } from "../schema/metadata.js";
 
 /** Strings longer than this keep a truncated min and no max (a truncated max would not be an upper bound). */
@@ -206,5 +206,39 @@ export function columnStats(table: A.Table): Record<string, ColumnStats> {
     }
     out[field.name] = stats;
   });
+  return out;
+}
+
+/**
+ * The stats of files' rows taken together, from each file's own (what columnStats gives on the rows,
+ * except that a string bound a file truncated or dropped stays so): what a flush that never decodes
+ * the rows records. A column without usable stats in some file that has values gets none.
+ */
+export function mergedStats(files: readonly DataFile[]): Record<string, ColumnStats> {
+  const out: Record<string, ColumnStats> = {};
+  column: for (const name of Object.keys(files[0]?.stats ?? {})) {
+    let bounds: Bounds;
+    let nullCount = 0;
+    let maxDropped = false;
+    for (const file of files) {
+      const c = file.stats[name];
+      if (!c) continue column;
+      nullCount += c.nullCount;
+      const min = fromStat(c.min);
+      if (min === undefined) {
+        if (c.nullCount === file.rowCount) continue; // all null: no bounds to merge
+        continue column;
+      }
+      const max = fromStat(c.max);
+      if (max === undefined) maxDropped = true;
+      bounds = merge(bounds, { min, max: max ?? min });
+    }
+    const merged: ColumnStats = { nullCount };
+    if (bounds) {
+      merged.min = toStat(bounds.min);
+      if (!maxDropped) merged.max = toStat(bounds.max);
+    }
+    out[name] = merged;
+  }
   return out;
 }

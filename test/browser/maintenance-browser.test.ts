@@ -2,7 +2,7 @@
 import { browserStorage, type Storage } from "../../src/index.js";
 import { openCatalogDB } from "../../src/storage/browser/indexeddb-log.js";
 import { ulid } from "../../src/util/ids.js";
-import { describeMaintenance } from "../shared/maintenance-contract.js";
+import { describeMaintenance, soakAppends } from "../shared/maintenance-contract.js";
 
 /** Bytes of the catalog's IndexedDB stores: log entries (JSON text) and checkpoints. */
 async function catalogBytes(storage: Storage): Promise<number> {
@@ -22,6 +22,5 @@ describeMaintenance("browserStorage", {
     return { open: (options = {}) => browserStorage({ name, persist: false, ...options }) };
   },
   catalogBytes,
-  // The 20,000 appends would take ~11 minutes here; npm test runs 2,000 on the page's main thread.
-  soakAppends: 2000,
+  soakAppends: soakAppends(),
 });

@@ -1,6 +1,7 @@
 // Maintenance across Workers in real Chromium: compaction racing appends from 3 Workers (and a second
 // compactor) loses and duplicates nothing; a Worker terminated mid-compaction leaves the state before it
-// and an orphan that maintenance removes; background maintenance runs in one context at a time (Web Lock).
+// and an orphan that maintenance removes; one terminated mid-deletion after expiry leaves the expiry
+// committed and the rest to the next run; background maintenance runs in one context at a time (Web Lock).
 import { describe, expect, it } from "vitest";
 import { browserStorage } from "../../src/index.js";
 import { ulid } from "../../src/util/ids.js";
@@ -8,7 +9,12 @@ import { batchesOf, batchRows, Rel } from "../shared/rel.js";
 import { request, startWriter, type WriterMessage } from "./worker-client.js";
 import type { MaintainerRequest } from "./workers/rel-maintainer.worker.js";
 
-type MaintainerMessage = WriterMessage & { compactions?: number; conflicts?: number; ran?: boolean };
+type MaintainerMessage = WriterMessage & {
+  compactions?: number;
+  conflicts?: number;
+  ran?: boolean;
+  deleted?: number;
+};
 
 function startMaintainer(): Worker {
   return new Worker(new URL("./workers/rel-maintainer.worker.ts", import.meta.url), { type: "module" });
@@ -18,11 +24,12 @@ function ask(worker: Worker, req: MaintainerRequest, until: (m: MaintainerMessag
   return request(worker, req as never, until) as Promise<MaintainerMessage>;
 }
 
-async function seeded(batches: number) {
+/** `batches` appends of `rows` rows (10: inlined into the catalog; more: a data file each). */
+async function seeded(batches: number, rows = 10) {
   const name = `mw${ulid()}`;
   const ns = await Rel.open({ storage: browserStorage({ name, persist: false }) });
   await ns.push();
-  for (let b = 0; b < batches; b++) await ns.batches.append(batchRows("seed", b, 10));
+  for (let b = 0; b < batches; b++) await ns.batches.append(batchRows("seed", b, rows));
   return { name, ns };
 }
 
@@ -69,6 +76,26 @@ describe("maintenance across Workers", () => {
     expect(await files()).not.toContain(held.written);
     expect((await ns.batches.compact()).filesRemoved).toBe(5);
     expect((await ns.batches.read()).numRows).toBe(50);
+  });
+
+  it("a Worker terminated mid-deletion after expiry: the expiry holds, the next run deletes the rest", async () => {
+    const { name, ns } = await seeded(6, 20); // data files, which expiry schedules for deletion
+    await ns.batches.compact();
+    const worker = startMaintainer();
+    await ask(worker, { cmd: "hold-delete", name }, (m) => m.deleted !== undefined);
+    worker.terminate();
+    // The expiry committed before any file was deleted: only the compaction's snapshot is left, whole.
+    expect((await ns.batches.history()).map((s) => s.operation)).toEqual(["compact"]);
+    expect((await ns.batches.read()).numRows).toBe(120);
+    const state = await ns.storage.catalog.current();
+    const live = state.tables["rel.batches"]!.history.liveFiles.map((f) => f.path);
+    expect(state.tables["rel.batches"]!.doomed).toHaveLength(6); // two already deleted, not yet forgotten
+    const files = () => ns.storage.files.list("data/").then((l) => l.map((f) => f.path).sort());
+    expect(await files()).toHaveLength(1 + 4);
+    const result = await ns.maintain({ graceMs: 0, orphanAgeMs: 0, compact: false, retain: false });
+    expect(result.filesDeleted).toBe(6);
+    expect(await files()).toEqual(live.sort());
+    expect((await ns.batches.read()).numRows).toBe(120);
   });
 
   it("background maintenance runs in one context at a time: a held Web Lock makes the others skip", async () => {

@@ -7,7 +7,7 @@ import { defineNamespace, type Storage, table } from "../../src/index.js";
 import { nodeStorage } from "../../src/node.js";
 import { open } from "../../src/sql-node.js";
 import { Docs, telemetry, telemetrySchema } from "../shared/fixtures.js";
-import { describeMaintenance } from "../shared/maintenance-contract.js";
+import { describeMaintenance, soakAppends } from "../shared/maintenance-contract.js";
 
 async function folderBytes(dir: string): Promise<number> {
   let total = 0;
@@ -25,8 +25,7 @@ describeMaintenance("nodeStorage", {
   },
   catalogBytes: (storage: Storage) =>
     folderBytes(join((storage.descriptor as { root: string }).root, "_catalog")),
-  // The full soak of the issue (20,000 appends) runs with AVA_SOAK_APPENDS=20000; npm test runs 2,000.
-  soakAppends: Number(process.env.AVA_SOAK_APPENDS ?? 2000),
+  soakAppends: soakAppends(),
 });
 
 describe("background maintenance across processes (catalog lease)", () => {

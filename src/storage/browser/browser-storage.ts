@@ -80,7 +80,11 @@ export function browserStorage({
   return {
     descriptor: { kind: "browser", name },
     files: new OpfsFileStore(root),
-    catalog: new LogCatalog(new IndexedDbLog(db, durability, name), now ? { now } : {}),
+    // A sequential appender in a Worker must not carry each checkpoint's IndexedDB write (see the option).
+    catalog: new LogCatalog(new IndexedDbLog(db, durability, name), {
+      checkpointInBackground: true,
+      ...(now ? { now } : {}),
+    }),
     ...(now ? { now } : {}),
     ...(maintenance ? { maintenance } : {}),
     persisted: persistence,

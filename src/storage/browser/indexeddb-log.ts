@@ -41,6 +41,8 @@ export class IndexedDbLog implements CatalogLog {
   /** Announces this instance's commits to the other contexts of the origin (see watch). */
   readonly #announce: (version: number) => void;
   readonly #channelName: string;
+  /** The first bytes of each checkpoint this instance has read or written, by version (checkpointHeads). */
+  readonly #heads = new Map<number, Uint8Array>();
 
   constructor(db: () => Promise<IDBPDatabase<CatalogDB>>, durability: Durability, name: string) {
     this.#db = db;
@@ -120,12 +122,25 @@ export class IndexedDbLog implements CatalogLog {
   }
 
   async checkpointHeads(bytes: number): Promise<{ version: number; head: Uint8Array }[]> {
+    // IndexedDB has no partial reads: a head is read with its whole checkpoint, once, and then kept (a
+    // version's checkpoint is written once — or rewritten by another context with the same state). Each
+    // commit that checkpoints and each cleanup list the heads; reading every checkpoint whole each time
+    // cost a background flush ~100 ms in a Worker.
+    const store = (await this.#db()).transaction("checkpoints").store;
+    const versions = await store.getAllKeys();
     const out: { version: number; head: Uint8Array }[] = [];
-    let cursor = await (await this.#db()).transaction("checkpoints").store.openCursor();
-    while (cursor) {
-      out.push({ version: cursor.key, head: cursor.value.subarray(0, bytes) });
-      cursor = await cursor.continue();
+    for (const version of versions) {
+      let head = this.#heads.get(version);
+      if (!head || head.length < bytes) {
+        const state = await store.get(version);
+        if (!state) continue; // removed meanwhile
+        head = state.slice(0, bytes);
+        this.#heads.set(version, head);
+      }
+      out.push({ version, head: head.subarray(0, bytes) });
     }
+    const present = new Set(versions);
+    for (const version of this.#heads.keys()) if (!present.has(version)) this.#heads.delete(version);
     return out;
   }
 

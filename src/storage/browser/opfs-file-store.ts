@@ -2,7 +2,7 @@
 // through a synchronous access handle inside a Worker (the fast path), or `createWritable` on the main
 // thread (which swaps the complete file in on close). A refused write removes what it began.
 import { AvaError, toAvaError } from "../../errors.js";
-import type { FileInfo, FileStore } from "../types.js";
+import type { FileInfo, FileStore, WriteOptions } from "../types.js";
 
 /** The worker-only OPFS handle (lib.dom does not declare it). */
 interface SyncAccessHandle {
@@ -63,7 +63,7 @@ export class OpfsFileStore implements FileStore {
     }
   }
 
-  async write(path: string, bytes: Uint8Array): Promise<void> {
+  async write(path: string, bytes: Uint8Array, options?: WriteOptions): Promise<void> {
     const parts = segments(path);
     const name = parts.at(-1)!;
     const dir = await this.#folder(parts.slice(0, -1), true).catch((err) => {
@@ -80,7 +80,7 @@ export class OpfsFileStore implements FileStore {
       return new AvaError("IO_ERROR", `file ${path} already exists`);
     };
     try {
-      if (typeof handle.createSyncAccessHandle === "function") {
+      if (typeof handle.createSyncAccessHandle === "function" && !options?.background) {
         const access = await handle.createSyncAccessHandle();
         try {
           if (access.getSize() > 0) throw refuse();

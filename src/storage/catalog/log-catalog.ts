@@ -117,6 +117,14 @@ export interface LogCatalogOptions {
   now?: () => number;
   /** How long a commit keeps rebasing under contention before it gives up with COMMIT_CONFLICT. */
   retryForMs?: number;
+  /**
+   * A commit that makes a checkpoint due returns once its entry is published; the checkpoint is written
+   * after (one at a time). A checkpoint only speeds up opening — the log is the truth and a reader finds
+   * the newest whole one — so nothing waits for it but the commit that would otherwise carry its write
+   * (in IndexedDB ~50 ms for a 0.5 MB state, one commit in a hundred). Default false: written before
+   * the commit returns.
+   */
+  checkpointInBackground?: boolean;
 }
 
 export class LogCatalog implements Catalog {
@@ -129,6 +137,9 @@ export class LogCatalog implements Catalog {
   #sinceCheckpoint = { version: 0, bytes: 0, entryBytes: 0 };
   readonly #retryForMs: number;
   readonly #now: () => number;
+  readonly #checkpointInBackground: boolean;
+  /** The checkpoint being written in the background, if any. */
+  #checkpointing: Promise<void> | undefined;
   readonly #listeners = new Set<(state: CatalogState) => void>();
   #unwatch: (() => void) | undefined;
   /** A commit (or group) of this instance is being written; commits arriving meanwhile wait in #waiting. */
@@ -142,9 +153,11 @@ export class LogCatalog implements Catalog {
       checkpointGrowth = 0.5,
       retryForMs = 30_000,
       now = Date.now,
+      checkpointInBackground = false,
     }: LogCatalogOptions = {},
   ) {
     this.#log = log;
+    this.#checkpointInBackground = checkpointInBackground;
     this.#now = now;
     this.#checkpointEvery = checkpointEvery;
     this.#checkpointGrowth = checkpointGrowth;
@@ -373,20 +386,12 @@ export class LogCatalog implements Catalog {
         void staged?.discard().catch(() => {});
         staged = await this.#log.stage(text);
         if (await staged.publish(state.version)) {
-          if (this.#state === base) this.#advance(state);
-          else if (this.#listeners.size > 0) void this.current().catch(() => {});
-          this.#sinceCheckpoint.entryBytes += text.length;
-          if (this.#checkpointDue(state.version)) await this.#checkpoint(state);
+          await this.#published(base, state, text);
           for (const { member, snapshots } of judged.accepted)
             member.resolve({ version: state.version, snapshots });
           return;
         }
-        if (Date.now() > deadline)
-          throw new AvaError(
-            "COMMIT_CONFLICT",
-            `gave up committing after ${attempt + 1} attempts: the catalog is contended`,
-          );
-        await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
+        await this.#backOff(attempt, deadline);
       }
     } catch (err) {
       for (const m of members) m.reject(err);
@@ -419,21 +424,11 @@ export class LogCatalog implements Catalog {
       [staged] = await Promise.all([staging, dependsOn]);
       for (let attempt = 0; ; attempt++) {
         if (await staged.publish(applied.state.version)) {
-          if (this.#state === base) this.#advance(applied.state);
-          // Another catch-up moved the held state meanwhile: subscribers learn of this commit from a new one.
-          else if (this.#listeners.size > 0) void this.current().catch(() => {});
-          this.#sinceCheckpoint.entryBytes += text.length;
-          if (this.#checkpointDue(applied.state.version)) await this.#checkpoint(applied.state);
+          await this.#published(base, applied.state, text);
           return { version: applied.state.version, snapshots: applied.snapshots };
         }
-        if (Date.now() > deadline) {
-          throw new AvaError(
-            "COMMIT_CONFLICT",
-            `gave up committing after ${attempt + 1} attempts: the catalog is contended`,
-          );
-        }
-        // Lost the race for this version: back off a little (jittered, growing), catch up and rebase.
-        await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
+        // Lost the race for this version: back off, catch up and rebase.
+        await this.#backOff(attempt, deadline);
         base = await this.current();
         applied = applyOps(base, ops);
       }
@@ -443,6 +438,35 @@ export class LogCatalog implements Catalog {
       staged ??= await staging.catch(() => undefined);
       void staged?.discard().catch(() => {});
     }
+  }
+
+  /**
+   * What follows a won publish of `state` (made on `base`): the held state advances — or, if another
+   * catch-up moved it meanwhile, subscribers learn of this commit from a new one — the entry's bytes
+   * count towards the next checkpoint, and the checkpoint is written when due.
+   */
+  async #published(base: CatalogState, state: CatalogState, text: string): Promise<void> {
+    if (this.#state === base) this.#advance(state);
+    else if (this.#listeners.size > 0) void this.current().catch(() => {});
+    this.#sinceCheckpoint.entryBytes += text.length;
+    if (!this.#checkpointDue(state.version)) return;
+    if (!this.#checkpointInBackground) return this.#checkpoint(state);
+    if (this.#checkpointing) return; // the next commit checkpoints once this one is written
+    this.#checkpointing = this.#checkpoint(state)
+      .catch(() => {}) // only opening is slower without it; the next due commit writes another
+      .finally(() => {
+        this.#checkpointing = undefined;
+      });
+  }
+
+  /** After a lost race for a version: COMMIT_CONFLICT past `deadline`, else a short wait (jittered, growing). */
+  async #backOff(attempt: number, deadline: number): Promise<void> {
+    if (Date.now() > deadline)
+      throw new AvaError(
+        "COMMIT_CONFLICT",
+        `gave up committing after ${attempt + 1} attempts: the catalog is contended`,
+      );
+    await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
   }
 
   /**

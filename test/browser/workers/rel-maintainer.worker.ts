@@ -1,12 +1,14 @@
 // A module Worker that maintains `rel.batches` on a browser storage, for the maintenance tests: compaction
 // rounds racing other Workers' appends, a compaction held between writing its merged file and committing
-// (the page terminates it there), and one background-maintenance run under the storage's Web Lock.
+// (the page terminates it there), an expiry held after deleting two of the files that left (terminated
+// there too), and one background-maintenance run under the storage's Web Lock.
 import { browserStorage, isAvaError, startMaintenance } from "../../../src/index.js";
 import { Rel } from "../../shared/rel.js";
 
 export type MaintainerRequest =
   | { cmd: "compact"; name: string; rounds: number }
   | { cmd: "hold-compact"; name: string }
+  | { cmd: "hold-delete"; name: string }
   | { cmd: "run-once"; name: string };
 
 self.onmessage = async (event: MessageEvent<MaintainerRequest>) => {
@@ -22,6 +24,20 @@ self.onmessage = async (event: MessageEvent<MaintainerRequest>) => {
         await new Promise(() => {}); // never commits
       };
       await ns.batches.compact();
+      return;
+    }
+    if (req.cmd === "hold-delete") {
+      let deletes = 0;
+      const remove = storage.files.delete.bind(storage.files);
+      storage.files.delete = async (path) => {
+        await remove(path);
+        if (++deletes < 2) return;
+        postMessage({ deleted: deletes });
+        await new Promise(() => {}); // never tells the catalog the files are gone
+      };
+      const policy = { retain: { maxAgeMs: 0, minSnapshots: 1 }, graceMs: 0, compact: false as const };
+      const result = await ns.maintain(policy);
+      postMessage({ error: `maintain() deleted without stopping: ${JSON.stringify(result)}` });
       return;
     }
     if (req.cmd === "run-once") {
