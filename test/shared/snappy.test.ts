@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { crc32 } from "../../src/avro/crc32.js";
+import { crc32, crc32c } from "../../src/avro/crc32.js";
 import { SnappyError, snappyCompress, snappyDecompress } from "../../src/avro/snappy.js";
 
 function random(seed: number) {
@@ -98,6 +98,18 @@ describe("snappy", () => {
       const bytes = Uint8Array.from({ length: n * 7 + (n % 4) }, () => Math.floor(rnd() * 256));
       expect(crc32(bytes)).toBe(bitwise(bytes));
     }
+    // Views that start off a word boundary, past the 64 bytes where words are read, with every tail length.
+    const big = Uint8Array.from({ length: 5_000 }, () => Math.floor(rnd() * 256));
+    for (let start = 0; start < 4; start++)
+      for (const n of [63, 64, 65, 127, 128, 129, 130, 131, 4_000])
+        expect(crc32(big.subarray(start, start + n))).toBe(bitwise(big.subarray(start, start + n)));
+  });
+
+  it("computes the standard CRC-32C", () => {
+    expect(crc32c(new TextEncoder().encode("123456789"))).toBe(0xe3069283);
+    expect(crc32c(new TextEncoder().encode("123456789".repeat(20)).subarray(3))).toBe(
+      crc32c(new TextEncoder().encode("456789123".repeat(19) + "456789")),
+    );
   });
 
   it("round-trips data that mixes long incompressible runs with matches (the skip heuristic resets)", () => {
