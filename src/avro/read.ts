@@ -65,7 +65,7 @@ export interface AvroStreamFile {
 }
 
 /** Decompressed-block buffers free again, shared by this thread's readers (blocks are a few MiB at most). */
-const blockBuffers = new BufferPool(64 * 1024 * 1024);
+const blockBuffers = new BufferPool(32 * 1024 * 1024);
 
 /** Opens a file: reads up to the end of its header, resolves its schema and codec. */
 export async function openAvroStream(source: AvroSource, options: ReadOptions = {}): Promise<AvroStreamFile> {

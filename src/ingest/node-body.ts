@@ -9,7 +9,7 @@ import { BufferPool } from "../util/buffer-pool.js";
 import type { DirectBody, DirectBodyReader } from "./direct-body.js";
 
 /** Request bodies read the direct way and released by their handler, for the next requests (per process). */
-const bodies = new BufferPool(64 * 1024 * 1024);
+const bodies = new BufferPool(32 * 1024 * 1024);
 
 export function nodeBody(req: IncomingMessage): {
   stream: ReadableStream<Uint8Array>;

@@ -48,7 +48,7 @@ export interface EncodeOptions {
 }
 
 /** Files of the JS flat writer that were written and given back: the next one is written over one. */
-const fileBuffers = new BufferPool(64 * 1024 * 1024);
+const fileBuffers = new BufferPool(32 * 1024 * 1024);
 
 /**
  * `encodeParquet` for bytes that are only written to a FileStore (without `handOver`: the store writes or
