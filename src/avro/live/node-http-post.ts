@@ -6,7 +6,8 @@
 //
 // node:http is loaded lazily, through an import the bundlers cannot follow: this module is part of
 // `avalanche-web/avro`, whose browser build must not reach any `node:*` module (test/node/browser-entry.test.ts).
-// In a browser `nodeHttp()` answers undefined without importing anything.
+// In a browser `hasNodeHttp()` is false and nothing is imported. Idle keep-alive sockets are unref'd by
+// node:http's agent: they do not keep a process alive.
 import type * as Http from "node:http";
 import { concatBytes } from "../../util/bytes.js";
 
