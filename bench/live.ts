@@ -2,6 +2,8 @@
 // (bench/live-server.ts): `ingest` appends each batch to a table through ingestHandler; `discard` only reads
 // the body. Cases, each against the floor of POSTing the very same batch files with plain `fetch`, one at a
 // time as the stream sends them:
+// In Node the stream posts through node:http (src/avro/live/node-http-post.ts), so each case is also set
+// beside a second floor: the same files POSTed with node:http, one at a time.
 // - sustained streaming: points/s from the first enqueue to the last acknowledgement, p50/p99 of a batch's
 //   enqueue-to-ack latency, and the sending process's CPU per million points; the stream with its default
 //   memory outbox and with a durable nodeStorage outbox (every batch written and committed before it is sent);
@@ -15,6 +17,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AvroCodec, createLiveStream, createWriter, memorySink } from "../src/avro.js";
+import { nodeHttpPost } from "../src/avro/live/node-http-post.js";
 import { memoryStorage, nodeStorage, type Storage } from "../src/node.js";
 import {
   BATCH,
@@ -121,6 +124,26 @@ const streamOnce = (
 ) => withCpu(() => streamTimed(url, outbox, data, codec, maxInFlight));
 const fetchOnce = (url: string, files: readonly Uint8Array[]) => withCpu(() => fetchTimed(url, files));
 
+/**
+ * Node's other floor: the same files POSTed one at a time through node:http with a keep-alive agent — what
+ * the live stream's transport uses in Node (fetch copies every body: several times the sender's CPU).
+ */
+async function httpTimed(url: string, files: readonly Uint8Array[]): Promise<Timed> {
+  const target = new URL(url);
+  const never = new AbortController().signal;
+  const latencies: number[] = [];
+  const t0 = performance.now();
+  for (const body of files) {
+    const t = performance.now();
+    const headers = { "content-type": "application/avro", "idempotency-key": crypto.randomUUID() };
+    const { status } = await nodeHttpPost(target, body, headers, never);
+    if (status !== 200) throw new Error(`floor POST answered ${status}`);
+    latencies.push(performance.now() - t);
+  }
+  return { ms: performance.now() - t0, latencies };
+}
+const httpOnce = (url: string, files: readonly Uint8Array[]) => withCpu(() => httpTimed(url, files));
+
 /** Only the encoding: the same points through createWriter into memory, one file a batch (no network). */
 async function encodeOnce(data: Round[]): Promise<Measured> {
   const cpu = process.cpuUsage();
@@ -168,7 +191,9 @@ async function sustained(mode: Mode, nRounds: number): Promise<Row[]> {
   const files = await batchFiles(data);
   const nullFiles = await batchFiles(data, "null");
   const floor = await measure(mode, files[0]!, (url) => fetchOnce(url, files));
+  const httpFloor = await measure(mode, files[0]!, (url) => httpOnce(url, files));
   const nullFloor = await measure(mode, nullFiles[0]!, (url) => fetchOnce(url, nullFiles));
+  const httpNullFloor = await measure(mode, nullFiles[0]!, (url) => httpOnce(url, nullFiles));
   const encodes: Measured[] = [];
   for (let i = 0; i < RUNS; i++) encodes.push(await encodeOnce(data));
   const encode = median(encodes.map((r) => r.ms));
@@ -192,12 +217,12 @@ async function sustained(mode: Mode, nRounds: number): Promise<Row[]> {
     `CPU per 1M points: sender ${(m.cpuMs / (points / 1e6)).toFixed(0)} ms, server ${(m.serverCpuMs / (points / 1e6)).toFixed(0)} ms`;
   // Into the ingest endpoint the rate is judged against issue 13's target; the outbox against the floor.
   const target = (ms: number) => (mode === "ingest" ? `${versusTarget(points, ms, TARGET_NODE)}; ` : "");
-  const row = (name: string, m: typeof floor, base = floor): Row => ({
+  const row = (name: string, m: typeof floor, base = floor, httpBase = httpFloor): Row => ({
     case: `${mode}: ${name}`,
     median_ms: m.ms,
     rate: rate(points, m.ms, "points"),
     ratio: `${ratio(m.ms, base.ms)} / ${ratio(m.ms, base.ms + encode)}`,
-    note: `${target(m.ms)}${versusFloor(m.ms, base.ms)}; p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms enqueue-to-ack; ${cpus(m)}`,
+    note: `${target(m.ms)}${versusFloor(m.ms, base.ms)}; ${ratio(m.ms, httpBase.ms)} the node:http floor; p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms enqueue-to-ack; ${cpus(m)}`,
   });
   const floorRow = (name: string, m: typeof floor): Row => ({
     case: `${mode}: ${name}`,
@@ -217,9 +242,16 @@ async function sustained(mode: Mode, nRounds: number): Promise<Row[]> {
     row("createLiveStream, memory outbox", memory),
     row("createLiveStream, memory outbox, maxInFlight 1", memoryOne),
     row("createLiveStream, nodeStorage outbox (fsync on)", durable),
+    floorRow("plain node:http POST of the same snappy files (Node's floor)", httpFloor),
     floorRow("plain fetch of the same null-codec files (floor)", nullFloor),
-    row('createLiveStream codec "null", memory outbox', memoryNull, nullFloor),
-    row('createLiveStream codec "null", nodeStorage outbox (fsync on)', durableNull, nullFloor),
+    floorRow("plain node:http POST of the same null-codec files", httpNullFloor),
+    row('createLiveStream codec "null", memory outbox', memoryNull, nullFloor, httpNullFloor),
+    row(
+      'createLiveStream codec "null", nodeStorage outbox (fsync on)',
+      durableNull,
+      nullFloor,
+      httpNullFloor,
+    ),
   ];
 }
 

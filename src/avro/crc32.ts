@@ -1,16 +1,19 @@
 // CRC-32 in its two reflected flavours: IEEE 802.3 (the zlib/PNG one), which Avro's snappy codec appends to
 // every block, and Castagnoli's CRC-32C, which Snappy's framing format checks each chunk with. Slicing by
-// eight: eight table lookups per 8 bytes instead of one per byte (by four, it was a quarter of a snappy
-// read). Int32 tables keep every value a small integer for the JIT.
+// sixteen over 32-bit words: sixteen table lookups per 16 bytes, read four bytes at a time (by eight bytes,
+// read one byte at a time, it ran at 630–850 MB/s against 1.0–1.6 GB/s: a CRC of every block is on both the
+// live stream's sender and the ingest endpoint). Int32 tables keep every value a small integer for the JIT.
+const SLICES = 16;
+
 function slicingTables(polynomial: number): Int32Array {
-  const t = new Int32Array(8 * 256);
+  const t = new Int32Array(SLICES * 256);
   for (let n = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? polynomial ^ (c >>> 1) : c >>> 1;
     t[n] = c;
   }
   for (let n = 0; n < 256; n++) {
-    for (let k = 1; k < 8; k++) {
+    for (let k = 1; k < SLICES; k++) {
       const prev = t[(k - 1) * 256 + n]!;
       t[k * 256 + n] = (prev >>> 8) ^ t[prev & 0xff]!;
     }
@@ -18,24 +21,45 @@ function slicingTables(polynomial: number): Int32Array {
   return t;
 }
 
+/** Words are read in the platform's byte order: the sliced loop needs little-endian (every JS engine's target). */
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
 function crcWith(t: Int32Array): (bytes: Uint8Array) => number {
+  const byte = (c: number, b: number) => t[(c ^ b) & 0xff]! ^ (c >>> 8);
   return (bytes) => {
     let c = -1;
     let i = 0;
-    for (const end = bytes.length - 7; i < end; i += 8) {
-      c ^= bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
-      const hi = bytes[i + 4]! | (bytes[i + 5]! << 8) | (bytes[i + 6]! << 16) | (bytes[i + 7]! << 24);
-      c =
-        t[1792 + (c & 0xff)]! ^
-        t[1536 + ((c >>> 8) & 0xff)]! ^
-        t[1280 + ((c >>> 16) & 0xff)]! ^
-        t[1024 + (c >>> 24)]! ^
-        t[768 + (hi & 0xff)]! ^
-        t[512 + ((hi >>> 8) & 0xff)]! ^
-        t[256 + ((hi >>> 16) & 0xff)]! ^
-        t[hi >>> 24]!;
+    const n = bytes.length;
+    if (LITTLE_ENDIAN && n >= 64) {
+      for (; (bytes.byteOffset + i) & 3; i++) c = byte(c, bytes[i]!); // up to a word boundary
+      const words = new Int32Array(bytes.buffer, bytes.byteOffset + i, (n - i) >> 2);
+      const end = words.length & ~3;
+      for (let w = 0; w < end; w += 4) {
+        const a = words[w]! ^ c;
+        const b = words[w + 1]!;
+        const d = words[w + 2]!;
+        const e = words[w + 3]!;
+        c =
+          t[3840 + (a & 0xff)]! ^
+          t[3584 + ((a >>> 8) & 0xff)]! ^
+          t[3328 + ((a >>> 16) & 0xff)]! ^
+          t[3072 + (a >>> 24)]! ^
+          t[2816 + (b & 0xff)]! ^
+          t[2560 + ((b >>> 8) & 0xff)]! ^
+          t[2304 + ((b >>> 16) & 0xff)]! ^
+          t[2048 + (b >>> 24)]! ^
+          t[1792 + (d & 0xff)]! ^
+          t[1536 + ((d >>> 8) & 0xff)]! ^
+          t[1280 + ((d >>> 16) & 0xff)]! ^
+          t[1024 + (d >>> 24)]! ^
+          t[768 + (e & 0xff)]! ^
+          t[512 + ((e >>> 8) & 0xff)]! ^
+          t[256 + ((e >>> 16) & 0xff)]! ^
+          t[e >>> 24]!;
+      }
+      i += end * 4;
     }
-    for (; i < bytes.length; i++) c = t[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
+    for (; i < n; i++) c = byte(c, bytes[i]!);
     return (c ^ -1) >>> 0;
   };
 }

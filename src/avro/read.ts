@@ -13,6 +13,7 @@ import {
 import { TypedArena } from "./arena.js";
 import { type AvroStreamRecord, readRecord } from "./record.js";
 import { resolveStreamSchema, type StreamSchema } from "./schema.js";
+import { BufferPool } from "../util/buffer-pool.js";
 import { ScratchBytes } from "../util/bytes.js";
 
 export type AvroSource = Uint8Array | Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
@@ -63,6 +64,9 @@ export interface AvroStreamFile {
   records(options?: RecordsOptions): AsyncGenerator<AvroStreamRecord>;
 }
 
+/** Decompressed-block buffers free again, shared by this thread's readers (blocks are a few MiB at most). */
+const blockBuffers = new BufferPool(32 * 1024 * 1024);
+
 /** Opens a file: reads up to the end of its header, resolves its schema and codec. */
 export async function openAvroStream(source: AvroSource, options: ReadOptions = {}): Promise<AvroStreamFile> {
   const maxBlockBytes = options.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES;
@@ -96,8 +100,17 @@ export async function openAvroStream(source: AvroSource, options: ReadOptions = 
 
   let blocksRead = 0;
   const arena = new TypedArena();
-  const scratch = new ScratchBytes();
   async function* records({ reuse = false }: RecordsOptions = {}): AsyncGenerator<AvroStreamRecord> {
+    // Records never keep views into their block's bytes, so every block decompresses into one buffer, and
+    // that buffer goes on to the next file's reader (an ingest endpoint reads one file a request).
+    const scratch = new ScratchBytes(codec === "null" ? undefined : blockBuffers.takeLargest());
+    try {
+      yield* blockRecords(scratch, reuse);
+    } finally {
+      blockBuffers.giveBack(scratch.buffer);
+    }
+  }
+  async function* blockRecords(scratch: ScratchBytes, reuse: boolean): AsyncGenerator<AvroStreamRecord> {
     for (;;) {
       const block = container.nextBlock();
       if (!block) {
@@ -109,7 +122,6 @@ export async function openAvroStream(source: AvroSource, options: ReadOptions = 
       }
       blocksRead++;
       const where = `block at byte ${block.offset}`;
-      // Records never keep views into their block's bytes, so every block decompresses into one buffer.
       const data = await decompress(codec, block.data, maxBlockBytes, where, (n) => scratch.take(n));
       if (block.count * MIN_RECORD_BYTES > data.length) {
         throw new AvaError("AVRO_CORRUPT", `${where} claims ${block.count} records in ${data.length} bytes`);

@@ -4,8 +4,18 @@
 // stream; whichever of the two is read first is the one that may be read (the other then says so).
 // No node:* import here: the fetch-style handler that looks for it runs in browsers too.
 
-/** The body, or `undefined` once it passes `limit` (reading stops); `null` if the body stream was read instead. */
-export type DirectBodyReader = (limit: number) => Promise<Uint8Array | undefined | null>;
+/**
+ * The body, or `undefined` once it passes `limit` (reading stops); `null` if the body stream was read
+ * instead. Its `release()` says the bytes are done with: the adapter may then read the next request's body
+ * into the same memory (a fresh multi-megabyte buffer a request was a good part of an ingest's GC).
+ */
+export type DirectBodyReader = (limit: number) => Promise<DirectBody | undefined | null>;
+
+export interface DirectBody {
+  bytes: Uint8Array;
+  /** Call once nothing reads `bytes` any more (nor any view of them). */
+  release(): void;
+}
 
 const readers = new WeakMap<Request, DirectBodyReader>();
 

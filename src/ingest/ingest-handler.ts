@@ -70,12 +70,18 @@ export function ingestHandler(
         throw new AvaError("UNAUTHORIZED", "a valid Authorization: Bearer token is required");
       const key = request.headers.get("idempotency-key") ?? undefined;
       const body = await readBody(request, maxBytes);
-      if (body.byteLength === 0)
-        throw new AvaError("INVALID_ARGUMENT", "the request has no body: POST one Avro stream file");
-      const result = await table.appendAvroStream(body, {
-        ...read,
-        ...(key !== undefined && { idempotencyKey: key }),
-      });
+      let result: Awaited<ReturnType<IngestTarget["appendAvroStream"]>>;
+      try {
+        if (body.bytes.byteLength === 0)
+          throw new AvaError("INVALID_ARGUMENT", "the request has no body: POST one Avro stream file");
+        // The append copies what it keeps (records into Arrow columns): the body is done with once it settles.
+        result = await table.appendAvroStream(body.bytes, {
+          ...read,
+          ...(key !== undefined && { idempotencyKey: key }),
+        });
+      } finally {
+        body.release();
+      }
       const receipt: IngestReceipt = {
         snapshotId: result.snapshotId,
         rows: result.rowCount,

@@ -5,7 +5,11 @@
 import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import { concatBytes } from "../util/bytes.js";
-import type { DirectBodyReader } from "./direct-body.js";
+import { BufferPool } from "../util/buffer-pool.js";
+import type { DirectBody, DirectBodyReader } from "./direct-body.js";
+
+/** Request bodies read the direct way and released by their handler, for the next requests (per process). */
+const bodies = new BufferPool(32 * 1024 * 1024);
 
 export function nodeBody(req: IncomingMessage): {
   stream: ReadableStream<Uint8Array>;
@@ -39,21 +43,22 @@ export function nodeBody(req: IncomingMessage): {
  * declared nothing), the chunks are kept and joined instead. Past `limit` reading stops and the answer is
  * `undefined`.
  */
-function readWhole(req: IncomingMessage, limit: number): Promise<Uint8Array | undefined> {
+function readWhole(req: IncomingMessage, limit: number): Promise<DirectBody | undefined> {
   const declared = Number(req.headers["content-length"]);
-  let whole =
-    Number.isSafeInteger(declared) && declared >= 0 && declared <= limit
-      ? new Uint8Array(declared)
-      : undefined;
+  const pooled =
+    Number.isSafeInteger(declared) && declared >= 0 && declared <= limit ? bodies.take(declared) : undefined;
+  let whole = pooled?.subarray(0, declared);
   const chunks: Uint8Array[] = [];
   let total = 0;
   return new Promise((resolve, reject) => {
-    const done = (result: Uint8Array | undefined) => {
+    const done = (bytes: Uint8Array | undefined) => {
       req.off("data", onData);
       req.off("end", onEnd);
       req.off("error", onError);
       req.off("close", onClose);
-      resolve(result);
+      // The pooled buffer goes back when the handler is done, if the body is in it (not joined chunks).
+      const inPool = pooled !== undefined && bytes?.buffer === pooled.buffer;
+      resolve(bytes && { bytes, release: inPool ? () => bodies.giveBack(pooled) : () => {} });
     };
     const onData = (chunk: Uint8Array) => {
       if (total + chunk.length > limit) {

@@ -3,12 +3,16 @@
 // client cannot make the server buffer more than `maxBytes` by lying about the length or sending no length.
 import { AvaError } from "../errors.js";
 import { readAtMost } from "../util/bytes.js";
-import { takeDirectBody } from "./direct-body.js";
+import { type DirectBody, takeDirectBody } from "./direct-body.js";
 
-export async function readBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+/**
+ * The whole body, with `release()` to call once it is done with (nothing may read it afterwards): a body
+ * read from node:http the direct way then goes back to its adapter's pool.
+ */
+export async function readBody(request: Request, maxBytes: number): Promise<DirectBody> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
-  if (!request.body) return new Uint8Array(0);
+  if (!request.body) return { bytes: new Uint8Array(0), release: () => {} };
   const body = await readWhole(request, request.body, maxBytes);
   if (body === undefined) throw tooLarge(maxBytes);
   return body;
@@ -19,13 +23,14 @@ async function readWhole(
   request: Request,
   stream: ReadableStream<Uint8Array>,
   maxBytes: number,
-): Promise<Uint8Array | undefined> {
+): Promise<DirectBody | undefined> {
   const direct = takeDirectBody(request);
   if (direct) {
     const body = await direct(maxBytes);
     if (body !== null) return body;
   }
-  return readAtMost(stream, maxBytes);
+  const bytes = await readAtMost(stream, maxBytes);
+  return bytes && { bytes, release: () => {} };
 }
 
 function tooLarge(maxBytes: number): AvaError {

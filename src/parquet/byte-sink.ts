@@ -3,7 +3,7 @@
 import { GrowableBytes } from "../util/growable-bytes.js";
 
 export class ByteSink extends GrowableBytes {
-  constructor(capacity = 256) {
+  constructor(capacity: number | Uint8Array = 256) {
     super(capacity);
   }
 

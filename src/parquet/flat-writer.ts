@@ -67,11 +67,19 @@ interface ChunkMeta {
   dictionaryPageOffset?: number;
 }
 
-/** The file; the caller has checked `isFlatWritable(table)`. One row group per record batch. */
-export function writeFlatParquet(table: A.Table, createdBy: string): Uint8Array {
+/**
+ * The file; the caller has checked `isFlatWritable(table)`. One row group per record batch. `buffer(n)` may
+ * supply the buffer to write it in (at least `n` bytes, the expected size; it is grown if the file needs
+ * more): the result is a view of it, or of its grown replacement.
+ */
+export function writeFlatParquet(
+  table: A.Table,
+  createdBy: string,
+  buffer: (n: number) => Uint8Array = (n) => new Uint8Array(n),
+): Uint8Array {
   const fields = table.schema.fields;
   const kinds = fields.map((f) => kindOf(f.type)!);
-  const out = new ByteSink(sizeHint(table));
+  const out = new ByteSink(buffer(sizeHint(table)));
   out.append(MAGIC);
   const rowGroups: { rows: number; chunks: ChunkMeta[] }[] = [];
   for (const batch of table.batches) {

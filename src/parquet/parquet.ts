@@ -3,6 +3,7 @@
 // rewrite that URL), which also works inside a module Worker.
 import * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
+import { BufferPool } from "../util/buffer-pool.js";
 import { concatBytes, ScratchBytes } from "../util/bytes.js";
 import { isFlatWritable, writeFlatParquet } from "./flat-writer.js";
 
@@ -44,6 +45,25 @@ export interface EncodeOptions {
    * columns (flat-writer.ts) are written in JS, several times faster than through wasm.
    */
   compression?: ParquetCompression;
+}
+
+/** Files of the JS flat writer that were written and given back: the next one is written over one. */
+const fileBuffers = new BufferPool(32 * 1024 * 1024);
+
+/**
+ * `encodeParquet` for bytes that are only written to a FileStore (without `handOver`: the store writes or
+ * copies them before it resolves) and then done with. They may sit in a pooled buffer: call `release()`
+ * once the write has settled, and read them no more.
+ */
+export async function encodeParquetToWrite(
+  table: A.Table,
+  options: EncodeOptions = {},
+): Promise<{ bytes: Uint8Array; release: () => void }> {
+  if (options.compression !== "uncompressed" || !isFlatWritable(table))
+    return { bytes: await encodeParquet(table, options), release: () => {} };
+  const bytes = writeFlatParquet(table, CREATED_BY, (n) => fileBuffers.take(n));
+  // The whole buffer (a view of a pooled or grown one starts at its beginning) goes back.
+  return { bytes, release: () => fileBuffers.giveBack(new Uint8Array(bytes.buffer)) };
 }
 
 /**

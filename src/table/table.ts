@@ -5,7 +5,11 @@ import type * as A from "apache-arrow";
 import type { AvroSource } from "../avro/read.js";
 import { avroStreamToArrow, type ToArrowOptions } from "../avro/to-arrow.js";
 import { AvaError, describeValue, isAvaError, toAvaError } from "../errors.js";
-import { checkParquetCompression, encodeParquet, type ParquetCompression } from "../parquet/parquet.js";
+import {
+  checkParquetCompression,
+  encodeParquetToWrite,
+  type ParquetCompression,
+} from "../parquet/parquet.js";
 import { coerceInput } from "../schema/coerce.js";
 import { type RunProvenance, withProvenance } from "../schema/provenance.js";
 import type { FieldJson } from "../schema/arrow-json.js";
@@ -268,11 +272,15 @@ export class Table<Row = Record<string, unknown>, In = Row> {
       if (!inline) {
         // Iceberg readers find columns by the Parquet field ids (else by the table's name mapping).
         const encoded = this.declaration.iceberg ? withParquetFieldIds(table, entry, this.identifier) : table;
-        const bytes = await encodeParquet(encoded, compression === undefined ? {} : { compression });
+        const { bytes, release } = await encodeParquetToWrite(
+          encoded,
+          compression === undefined ? {} : { compression },
+        );
         sizeBytes = bytes.length;
         if (this.declaration.iceberg) withColumnSizes(stats, bytes); // for manifests' column_sizes
         // The data file is written while the catalog stages its entry; the commit waits for both.
         written = this.#storage.files.write(path, bytes);
+        written.then(release, release);
       }
       const file: DataFile = { path, rowCount: table.numRows, sizeBytes, stats };
       if (inline) Object.assign(file, { inline: inline.inline, inlineCrc: inline.inlineCrc });

@@ -40,7 +40,17 @@ export async function readAtMost(
  * already paged in is much cheaper than touching fresh memory for every block.
  */
 export class ScratchBytes {
-  #buf = new Uint8Array(0);
+  #buf: Uint8Array;
+
+  /** Starting from `buf` (one from a BufferPool, say). */
+  constructor(buf: Uint8Array = new Uint8Array(0)) {
+    this.#buf = buf;
+  }
+
+  /** The whole buffer as it is now (it may have grown since): to give back once done with. */
+  get buffer(): Uint8Array {
+    return this.#buf;
+  }
 
   get capacity(): number {
     return this.#buf.length;

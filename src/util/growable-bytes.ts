@@ -9,8 +9,9 @@ export class GrowableBytes {
   data: DataView;
   length = 0;
 
-  constructor(capacity: number) {
-    this.buf = new Uint8Array(capacity);
+  /** A new buffer of `capacity` bytes, or `initial` to write over (a pooled one: its old bytes are not read). */
+  constructor(capacity: number | Uint8Array) {
+    this.buf = typeof capacity === "number" ? new Uint8Array(capacity) : capacity;
     this.data = new DataView(this.buf.buffer);
   }
 

@@ -83,7 +83,11 @@ describe("createLiveStream, avro transport", () => {
     expect(status.batchesSent).toBe(6);
     expect(status.pointsSent).toBe(channels * perChannel);
     expect(status.batchesPending).toBe(0);
-    expect(status.retries).toBeGreaterThanOrEqual(4);
+    // Six of the first nine requests fail and only three succeed, so each of the six batches needed a request
+    // of its own past those: at least 12. How many failures count as retries depends on which overlap (with
+    // two in flight, a failure behind a failed flight is re-posted without a retry of its own).
+    expect(fake.requests.length).toBeGreaterThanOrEqual(12);
+    expect(status.retries).toBeGreaterThanOrEqual(1);
     expect(retries.length).toBe(status.retries);
     const seen = await pointsOf(fake.kept.values());
     expect(seen.size).toBe(channels * perChannel);

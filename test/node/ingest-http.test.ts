@@ -151,6 +151,37 @@ describe("ingestHandler on node:http", () => {
     expect(await ns.points.history()).toHaveLength(2);
   });
 
+  it("keeps every value of batches big and small: request bodies, blocks and Parquet files reuse buffers", async () => {
+    // Memory storage keeps what it is given (a copy), node storage what is on disk: both must hold each
+    // batch's own values after the next batches were read into and written from the same pooled memory.
+    for (const storage of [ava.memoryStorage(), ava.nodeStorage({ root: await folder() })]) {
+      const ns = await Telemetry.open({ storage });
+      await ns.push();
+      const url = await serve(ava.ingestHandler(ns.points));
+      const live = ava.avro.createLiveStream({ url, maxBatchPoints: 1_000_000, backoffMs: 5 });
+      const sizes = [120_000, 7_000, 90_000, 300, 150_000, 40_000]; // each shorter than one before it, too
+      let t = 0;
+      const expected = new Map<bigint, number>();
+      for (const n of sizes) {
+        const ts = BigInt64Array.from({ length: n }, () => BigInt(t++));
+        const values = Float64Array.from(ts, (x) => Number(x) * 1.5 + 0.25);
+        for (let i = 0; i < n; i++) expected.set(ts[i]!, values[i]!);
+        live.enqueueBatch(`ch${n}`, ts, values);
+        await live.flush(); // one batch a request
+      }
+      await live.close();
+      expect(live.status()).toMatchObject({ batchesSent: sizes.length, retries: 0 });
+      const rows = await ns.points.scan({ columns: ["timestamp", "double"] }).toArrow();
+      expect(rows.numRows).toBe(t);
+      const ts = rows.getChild("timestamp")!;
+      const dbl = rows.getChild("double")!;
+      let wrong = 0;
+      const raw = ts.toArray() as BigInt64Array; // epoch ns as written (get() answers milliseconds)
+      for (let r = 0; r < rows.numRows; r++) if (expected.get(raw[r]!) !== dbl.get(r)) wrong++;
+      expect(wrong).toBe(0);
+    }
+  });
+
   it("answers 413 to a chunked body past maxBytes without reading it all", async () => {
     const ns = await Telemetry.open({ storage: ava.nodeStorage({ root: await folder() }) });
     await ns.push();

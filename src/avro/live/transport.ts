@@ -3,6 +3,7 @@
 // UNAVAILABLE AvaError, or any error that is not an AvaError (a network failure), is worth retrying; any
 // other AvaError means the server refused the batch itself and retrying cannot help.
 import { AvaError, isAvaError } from "../../errors.js";
+import { hasNodeHttp, nodeHttpPost, type PostAnswer } from "./node-http-post.js";
 
 export interface LiveBatch {
   /** Unique and stable across retries: the idempotency key a server dedupes by. */
@@ -59,6 +60,8 @@ export function fetchBody(bytes: Uint8Array): BodyInit {
 /**
  * POSTs `body` for `batch` and settles as a transport must: resolves on 2xx, rejects with IO_ERROR (retry)
  * on a network failure, a timeout, 5xx, 408, 425 or 429, and with INVALID_ARGUMENT (refused) otherwise.
+ * Through node:http where there is one (node-http-post.ts: Node's fetch costs the sender more CPU than
+ * encoding the batch), through fetch in a browser.
  */
 export async function postBatch(
   target: URL,
@@ -68,14 +71,12 @@ export async function postBatch(
   signal: AbortSignal,
   timeoutMs: number,
 ): Promise<void> {
-  let response: Response;
+  let answer: PostAnswer;
   try {
-    response = await fetch(target, {
-      method: "POST",
-      headers,
-      body: fetchBody(body),
-      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-    });
+    const bounded = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+    answer = hasNodeHttp()
+      ? await nodeHttpPost(target, body, headers, bounded)
+      : await fetchPost(target, body, headers, bounded);
   } catch (cause) {
     throw new AvaError(
       "IO_ERROR",
@@ -83,11 +84,21 @@ export async function postBatch(
       { cause },
     );
   }
-  const text = await response.text().catch(() => "");
-  if (response.ok) return;
-  const detail = `${target.href} answered ${response.status} for batch ${batch.id}${text ? `: ${text.slice(0, 200)}` : ""}`;
-  if (response.status >= 500 || RETRY_STATUSES.has(response.status)) throw new AvaError("IO_ERROR", detail);
+  const { status, text } = answer;
+  if (status >= 200 && status < 300) return;
+  const detail = `${target.href} answered ${status} for batch ${batch.id}${text ? `: ${text.slice(0, 200)}` : ""}`;
+  if (status >= 500 || RETRY_STATUSES.has(status)) throw new AvaError("IO_ERROR", detail);
   throw new AvaError("INVALID_ARGUMENT", `the batch was refused: ${detail}`);
+}
+
+async function fetchPost(
+  target: URL,
+  body: Uint8Array,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<PostAnswer> {
+  const response = await fetch(target, { method: "POST", headers, body: fetchBody(body), signal });
+  return { status: response.status, text: await response.text().catch(() => "") };
 }
 
 /**

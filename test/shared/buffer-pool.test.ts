@@ -1,0 +1,23 @@
+// BufferPool: the smallest free buffer that fits, the largest for a scratch that grows, and never more
+// than its bound kept free.
+import { expect, it } from "vitest";
+import { BufferPool } from "../../src/util/buffer-pool.js";
+
+it("hands out the smallest free buffer that fits, or a new one, and keeps at most maxBytes free", () => {
+  const pool = new BufferPool(100);
+  const a = pool.take(40);
+  const b = pool.take(20);
+  expect([a.length, b.length]).toEqual([40, 20]);
+  pool.giveBack(a);
+  pool.giveBack(b);
+  expect(pool.take(10)).toBe(b); // the smallest that fits
+  expect(pool.take(30)).toBe(a);
+  expect(pool.take(30)).not.toBe(a); // nothing free: a new one
+  pool.giveBack(new Uint8Array(70));
+  pool.giveBack(new Uint8Array(40)); // 110 > 100: not kept
+  expect(pool.takeLargest().length).toBe(70);
+  expect(pool.takeLargest().length).toBe(0); // empty pool: an empty buffer, for a scratch to grow
+  pool.giveBack(a);
+  pool.giveBack(b);
+  expect(pool.takeLargest()).toBe(a);
+});
