@@ -4,22 +4,9 @@
 // are read, everything else is skipped by its wire type. The writer (parquet-wasm or flat-writer.ts) knows
 // these sizes but does not hand them out, and reading the few KB of footer back costs a few microseconds.
 import { AvaError } from "../errors.js";
+import { WIRE } from "./thrift-compact.js";
 
 const MAGIC = 0x31524150; // "PAR1", little-endian
-
-/** Compact protocol wire types. */
-const BOOL_TRUE = 1;
-const BOOL_FALSE = 2;
-const BYTE = 3;
-const I16 = 4;
-const I32 = 5;
-const I64 = 6;
-const DOUBLE = 7;
-const BINARY = 8;
-const LIST = 9;
-const SET = 10;
-const MAP = 11;
-const STRUCT = 12;
 
 const decoder = new TextDecoder();
 
@@ -95,34 +82,34 @@ class Reader {
 
   skip(type: number): void {
     switch (type) {
-      case BOOL_TRUE:
-      case BOOL_FALSE:
+      case WIRE.TRUE:
+      case WIRE.FALSE:
         return;
-      case BYTE:
+      case WIRE.BYTE:
         this.at += 1;
         return;
-      case I16:
-      case I32:
-      case I64:
+      case WIRE.I16:
+      case WIRE.I32:
+      case WIRE.I64:
         this.varint();
         return;
-      case DOUBLE:
+      case WIRE.DOUBLE:
         this.at += 8;
         return;
-      case BINARY: {
+      case WIRE.BINARY: {
         const n = this.varint(); // read before `at` is: `this.at += this.varint()` would lose its bytes
         this.at += n;
         return;
       }
-      case LIST:
-      case SET:
+      case WIRE.LIST:
+      case WIRE.SET:
         // A list's booleans are a byte each (in a struct, the field's type is its value).
         this.list((t) => {
-          if (t === BOOL_TRUE || t === BOOL_FALSE) this.byte();
+          if (t === WIRE.TRUE || t === WIRE.FALSE) this.byte();
           else this.skip(t);
         });
         return;
-      case MAP: {
+      case WIRE.MAP: {
         const size = this.varint();
         if (size === 0) return;
         const kinds = this.byte();
@@ -132,7 +119,7 @@ class Reader {
         }
         return;
       }
-      case STRUCT:
+      case WIRE.STRUCT:
         this.struct((_, t) => this.skip(t));
         return;
       default:
@@ -163,23 +150,23 @@ export function columnSizes(file: Uint8Array): Map<string, number> {
     let column: string | undefined;
     let size = 0;
     r.struct((id, type) => {
-      if (id === 3 && type === LIST)
+      if (id === 3 && type === WIRE.LIST)
         r.list((t) => {
           if (column === undefined)
             column = r.string(); // the top-level name: path_in_schema[0]
           else r.skip(t);
         });
-      else if (id === 7 && type === I64) size = r.zigzag();
+      else if (id === 7 && type === WIRE.I64) size = r.zigzag();
       else r.skip(type);
     });
     if (column !== undefined) sizes.set(column, (sizes.get(column) ?? 0) + size);
   };
   const rowGroup = () =>
     r.struct((id, type) => {
-      if (id === 1 && type === LIST)
-        r.list(() => r.struct((cid, ct) => (cid === 3 && ct === STRUCT ? columnMeta() : r.skip(ct))));
+      if (id === 1 && type === WIRE.LIST)
+        r.list(() => r.struct((cid, ct) => (cid === 3 && ct === WIRE.STRUCT ? columnMeta() : r.skip(ct))));
       else r.skip(type);
     });
-  r.struct((id, type) => (id === 4 && type === LIST ? r.list(rowGroup) : r.skip(type)));
+  r.struct((id, type) => (id === 4 && type === WIRE.LIST ? r.list(rowGroup) : r.skip(type)));
   return sizes;
 }

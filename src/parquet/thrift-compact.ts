@@ -3,7 +3,22 @@
 // field headers carry the id as a delta from it.
 import { ByteSink } from "./byte-sink.js";
 
-const T = { TRUE: 1, FALSE: 2, I32: 5, I64: 6, BINARY: 8, LIST: 9, STRUCT: 12 } as const;
+/** The compact protocol's wire types (also read by footer-sizes.ts). */
+export const WIRE = {
+  TRUE: 1,
+  FALSE: 2,
+  BYTE: 3,
+  I16: 4,
+  I32: 5,
+  I64: 6,
+  DOUBLE: 7,
+  BINARY: 8,
+  LIST: 9,
+  SET: 10,
+  MAP: 11,
+  STRUCT: 12,
+} as const;
+const T = WIRE;
 export type ListType = "i32" | "binary" | "struct";
 const LIST_TYPE: Record<ListType, number> = { i32: T.I32, binary: T.BINARY, struct: T.STRUCT };
 
