@@ -469,21 +469,10 @@ describe("metadata written without fsync", () => {
 
 /** Each column's compressed bytes in a Parquet file (its chunks summed), read by native DuckDB. */
 async function parquetColumnBytes(path: string): Promise<Map<string, number>> {
-  const db = await DuckDBInstance.create(":memory:", {
-    autoinstall_known_extensions: "false",
-    autoload_known_extensions: "false",
-  });
-  const conn = await db.connect();
-  try {
-    const read = await conn.runAndReadAll(
-      `SELECT path_in_schema AS path, sum(total_compressed_size)::BIGINT AS bytes FROM parquet_metadata('${path}') GROUP BY 1`,
-    );
-    const rows = read.getRowObjects() as { path: string; bytes: bigint }[];
-    return new Map(rows.map((r) => [r.path, Number(r.bytes)]));
-  } finally {
-    conn.closeSync();
-    db.closeSync();
-  }
+  const rows = await nativeDuckRows<{ path: string; bytes: bigint }>(
+    `SELECT path_in_schema AS path, sum(total_compressed_size)::BIGINT AS bytes FROM parquet_metadata('${path}') GROUP BY 1`,
+  );
+  return new Map(rows.map((r) => [r.path, Number(r.bytes)]));
 }
 
 describe("column metrics in manifests", () => {
@@ -585,17 +574,19 @@ function schemaIds(type: unknown): number[] {
 }
 
 /** Each Parquet schema element of a file with its field id, read by native DuckDB. */
-async function parquetFieldIds(path: string): Promise<{ name: string; field_id: number | null }[]> {
+function parquetFieldIds(path: string): Promise<{ name: string; field_id: number | null }[]> {
+  return nativeDuckRows(`SELECT name, field_id::INTEGER AS field_id FROM parquet_schema('${path}')`);
+}
+
+/** The rows of one query in a throwaway in-memory native DuckDB (no extensions fetched). */
+async function nativeDuckRows<T>(sql: string): Promise<T[]> {
   const db = await DuckDBInstance.create(":memory:", {
     autoinstall_known_extensions: "false",
     autoload_known_extensions: "false",
   });
   const conn = await db.connect();
   try {
-    const read = await conn.runAndReadAll(
-      `SELECT name, field_id::INTEGER AS field_id FROM parquet_schema('${path}')`,
-    );
-    return read.getRowObjects() as { name: string; field_id: number | null }[];
+    return (await conn.runAndReadAll(sql)).getRowObjects() as T[];
   } finally {
     conn.closeSync();
     db.closeSync();
