@@ -60,3 +60,38 @@ export function printTable(title: string, rows: Row[]): void {
       `| ${r.case} | ${r.median_ms.toFixed(2)} | ${r.rate ?? ""} | ${r.ratio ?? ""} | ${r.note ?? ""} |`,
     );
 }
+
+/**
+ * Where a run's wall time goes: latency percentiles, and the share of the whole run's wall time spent in
+ * commits slower than 2 / 5 / 10 ms (a rate by wall time is set by its tail, which a median hides).
+ */
+export function latencyProfile(latencies: readonly number[], wallMs: number): string {
+  const share = (ms: number) =>
+    `${Math.round((latencies.filter((x) => x > ms).reduce((a, b) => a + b, 0) / wallMs) * 100)}%`;
+  const p = (q: number) => percentile(latencies, q).toFixed(2);
+  return (
+    `p50 ${p(50)} / p90 ${p(90)} / p99 ${p(99)} / max ${Math.max(...latencies).toFixed(1)} ms; ` +
+    `wall time in commits > 2 ms ${share(2)}, > 5 ms ${share(5)}, > 10 ms ${share(10)}`
+  );
+}
+
+/**
+ * Counts calls of the named methods of `proto` while installed (a bench's view of what commits cost:
+ * checkpoints written, cleanups, entries staged). Returns the counts and a function that uninstalls.
+ */
+export function countCalls(
+  proto: object,
+  names: readonly string[],
+): { counts: Record<string, number>; restore(): void } {
+  const counts: Record<string, number> = {};
+  const target = proto as Record<string, (...args: unknown[]) => unknown>;
+  const originals = names.map((name) => [name, target[name]!] as const);
+  for (const [name, original] of originals) {
+    counts[name] = 0;
+    target[name] = function (this: unknown, ...args: unknown[]) {
+      counts[name]!++;
+      return original.apply(this, args);
+    };
+  }
+  return { counts, restore: () => originals.forEach(([name, original]) => (target[name] = original)) };
+}

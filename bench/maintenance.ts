@@ -13,10 +13,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as ava from "../src/index.js";
 import { nodeStorage } from "../src/node.js";
+import { LogCatalog } from "../src/storage/catalog/log-catalog.js";
+import { NodeCatalogLog } from "../src/storage/node/node-catalog-log.js";
 import { writeNewFile } from "../src/storage/node/paths.js";
 import { runBenchPage } from "./browser-page.js";
 import { makeBatch, schema } from "./data.js";
-import { median, printTable, rate, ratio } from "./lib.js";
+import { countCalls, latencyProfile, median, printTable, rate, ratio } from "./lib.js";
 
 const SMALL = 1_000;
 const SCAN_APPENDS = Number(process.env.AVA_BENCH_SCAN_APPENDS ?? 5_000);
@@ -50,8 +52,10 @@ async function smallCommits(
   def: typeof Files,
   fsync: boolean,
   concurrency = 1,
-): Promise<{ latencies: number[]; wallMs: number; root: string }> {
+): Promise<{ latencies: number[]; wallMs: number; root: string; counts: Record<string, number> }> {
   const root = await mkdtemp(join(tmpdir(), "ava-bench-small-"));
+  const logCalls = countCalls(NodeCatalogLog.prototype, ["stage", "writeCheckpoint", "removeBefore"]);
+  const catalogCalls = countCalls(LogCatalog.prototype, ["cleanup"]);
   const ns = await def.open({ storage: nodeStorage({ root, fsync }) });
   await ns.push();
   const rows = makeBatch(0, 10);
@@ -68,7 +72,12 @@ async function smallCommits(
       }
     }),
   );
-  return { latencies, wallMs: performance.now() - t0, root };
+  const wallMs = performance.now() - t0;
+  logCalls.restore();
+  catalogCalls.restore();
+  const flushes = "inlineFlush" in ns.points ? ns.points.inlineFlush.runs : 0;
+  const counts = { flushes, ...logCalls.counts, ...catalogCalls.counts };
+  return { latencies, wallMs, root, counts };
 }
 
 /** The size of the newest catalog log entry under `root` (what one inlined commit writes). */
@@ -259,7 +268,32 @@ async function benchCommits(): Promise<void> {
       ),
     ],
   );
+  const bCounts = Object.fromEntries(
+    Object.entries(browser)
+      .filter(([k]) => k.startsWith("inline_count_"))
+      .map(([k, v]) => [k.slice("inline_count_".length), v[0]!]),
+  );
+  printTable(`Where the wall time goes: one sequential appender, inlined, ${SMALL} commits`, [
+    {
+      case: "Node, fsync on",
+      median_ms: inlineFsync,
+      rate: rate(SMALL, one.wallMs, "commits"),
+      note: `${latencyProfile(one.latencies, one.wallMs)}; calls: ${countsText(one.counts)}`,
+    },
+    {
+      case: "Chromium Worker",
+      median_ms: bInline,
+      rate: rate(SMALL, browser.inline_wall![0]!, "commits"),
+      note: `${latencyProfile(browser.inline!, browser.inline_wall![0]!)}; calls: ${countsText(bCounts)}`,
+    },
+  ]);
 }
+
+/** "3 flushes, 10 checkpoints, …" per SMALL commits. */
+const countsText = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
 
 async function benchScan(): Promise<void> {
   const s = await scans();

@@ -3,11 +3,29 @@
 // another; then inlined by 8 and 32 concurrent appenders (group commit). Posts ms per commit, and for the
 // concurrent cases the wall time of all 1,000 as `<case>_wall`.
 import * as ava from "../../src/index.js";
+import { IndexedDbLog } from "../../src/storage/browser/indexeddb-log.js";
+import { LogCatalog } from "../../src/storage/catalog/log-catalog.js";
 import { makeBatch, schema } from "../data.js";
+import { countCalls } from "../lib.js";
 
 const COMMITS = 1_000;
 
-async function commits(inline: boolean, concurrency = 1): Promise<{ latencies: number[]; wallMs: number }> {
+/** IndexedDB transactions begun, by mode (what each commit and its background work cost the database). */
+function countTransactions(): { counts: Record<string, number>; restore(): void } {
+  const proto = IDBDatabase.prototype;
+  const original = proto.transaction;
+  const counts: Record<string, number> = { idb_readonly: 0, idb_readwrite: 0 };
+  proto.transaction = function (this: IDBDatabase, ...args: Parameters<typeof original>) {
+    counts[`idb_${args[1] ?? "readonly"}`]!++;
+    return original.apply(this, args);
+  } as typeof original;
+  return { counts, restore: () => (proto.transaction = original) };
+}
+
+async function commits(
+  inline: boolean,
+  concurrency = 1,
+): Promise<{ latencies: number[]; wallMs: number; counts: Record<string, number> }> {
   const Bench = ava.defineNamespace({ name: "bench", tables: { points: ava.table({ schema, inline }) } });
   const ns = await Bench.open({
     storage: ava.browserStorage({ name: `m${inline}${concurrency}${Date.now()}`, persist: false }),
@@ -15,6 +33,11 @@ async function commits(inline: boolean, concurrency = 1): Promise<{ latencies: n
   await ns.push();
   const rows = makeBatch(0, 10);
   const latencies: number[] = [];
+  const counters = [
+    countTransactions(),
+    countCalls(IndexedDbLog.prototype, ["stage", "writeCheckpoint", "removeBefore", "removeCheckpoints"]),
+    countCalls(LogCatalog.prototype, ["cleanup"]),
+  ];
   let started = 0;
   const t0 = performance.now();
   await Promise.all(
@@ -27,7 +50,10 @@ async function commits(inline: boolean, concurrency = 1): Promise<{ latencies: n
       }
     }),
   );
-  return { latencies, wallMs: performance.now() - t0 };
+  const wallMs = performance.now() - t0;
+  for (const c of counters) c.restore();
+  const flushes = "inlineFlush" in ns.points ? ns.points.inlineFlush.runs : 0;
+  return { latencies, wallMs, counts: Object.assign({ flushes }, ...counters.map((c) => c.counts)) };
 }
 
 self.onmessage = async () => {
@@ -35,6 +61,7 @@ self.onmessage = async () => {
     const files = (await commits(false)).latencies;
     const one = await commits(true);
     const timings: Record<string, number[]> = { files, inline: one.latencies, inline_wall: [one.wallMs] };
+    for (const [k, v] of Object.entries(one.counts)) timings[`inline_count_${k}`] = [v];
     for (const c of [8, 32]) {
       const { latencies, wallMs } = await commits(true, c);
       timings[`inline_c${c}`] = latencies;
