@@ -3,12 +3,13 @@
 // each version, across processes) and the entry appears complete or not at all, even if the writer is
 // killed. A writer that loses a version links the same staged file to the next one.
 import { randomUUID } from "node:crypto";
-import { link, mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
+import { linkSync, unlinkSync } from "node:fs";
+import { mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { AvaError } from "../../errors.js";
 import { type CatalogLog, logGap, type StagedEntry } from "../catalog/log-catalog.js";
 import { watchFolder } from "./catalog-watch.js";
-import { ioError, writeNewFile } from "./paths.js";
+import { ioError, writeSmallNewFile } from "./paths.js";
 
 const pad = (v: number) => String(v).padStart(20, "0");
 
@@ -109,7 +110,7 @@ export class NodeCatalogLog implements CatalogLog {
     await this.#dirs();
     const tmp = join(this.#tmpDir, `${randomUUID()}.tmp`);
     try {
-      await writeNewFile(tmp, text, this.fsync);
+      await writeSmallNewFile(tmp, text, this.fsync);
     } catch (err) {
       // A full disk fails the write after the file was created: leave no empty temp file behind.
       await unlink(tmp).catch(() => {});
@@ -125,17 +126,25 @@ export class NodeCatalogLog implements CatalogLog {
     } catch (err) {
       throw ioError(err, "staging a catalog entry");
     }
+    // link and unlink are synchronous for the reason writeSmallNewFile gives: microseconds each on a local
+    // disk, against a thread-pool trip apiece on every commit.
     return {
       publish: async (version) => {
         try {
-          await link(tmp, join(this.#logDir, `${pad(version)}.json`));
+          linkSync(tmp, join(this.#logDir, `${pad(version)}.json`));
           return true;
         } catch (err) {
           if ((err as { code?: string }).code === "EEXIST") return false;
           throw ioError(err, `writing catalog entry ${version}`);
         }
       },
-      discard: () => unlink(tmp).catch(() => {}),
+      discard: async () => {
+        try {
+          unlinkSync(tmp);
+        } catch {
+          // already gone (vacuum removes what a crash leaves behind)
+        }
+      },
     };
   }
 
