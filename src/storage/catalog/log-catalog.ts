@@ -121,8 +121,8 @@ export interface LogCatalogOptions {
    * A commit that makes a checkpoint due returns once its entry is published; the checkpoint is written
    * after (one at a time). A checkpoint only speeds up opening — the log is the truth and a reader finds
    * the newest whole one — so nothing waits for it but the commit that would otherwise carry its write
-   * (in IndexedDB ~50 ms for a 0.5 MB state, one commit in a hundred). Default false: written before
-   * the commit returns.
+   * (in IndexedDB ~50 ms for a 0.5 MB state, one commit in a hundred; in Node its write, fsync and the
+   * pruning of older ones). Default false: written before the commit returns.
    */
   checkpointInBackground?: boolean;
 }
