@@ -8,6 +8,7 @@
 //   AVA_BENCH_SCAN_APPENDS the scan case (default 5,000; the issue: 20,000).
 // AVA_BENCH_PARTS picks parts (comma-separated: commits, scan, catalog; default all): the 100,000-commit
 // catalog case alone takes minutes, the defaults together about two.
+import { linkSync, unlinkSync } from "node:fs";
 import { link, mkdtemp, readdir, stat, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +16,7 @@ import * as ava from "../src/index.js";
 import { nodeStorage } from "../src/node.js";
 import { LogCatalog } from "../src/storage/catalog/log-catalog.js";
 import { NodeCatalogLog } from "../src/storage/node/node-catalog-log.js";
-import { writeNewFile } from "../src/storage/node/paths.js";
+import { writeNewFile, writeSmallNewFile } from "../src/storage/node/paths.js";
 import { runBenchPage } from "./browser-page.js";
 import { makeBatch, schema } from "./data.js";
 import { countCalls, latencyProfile, median, printTable, rate, ratio } from "./lib.js";
@@ -109,6 +110,28 @@ async function diskFloor(bytes: number, publish: boolean): Promise<number[]> {
   return latencies;
 }
 
+/**
+ * The floor of the catalog's own way of staging and publishing an entry (node-catalog-log.ts): the same
+ * syscalls with only fdatasync on the thread pool. Per-op latencies; their mean bounds what one
+ * sequential appender that waits for its own fsync can reach on this disk, with no CPU of its own.
+ */
+async function catalogFloor(bytes: number): Promise<number[]> {
+  const dir = await mkdtemp(join(tmpdir(), "ava-bench-floor-"));
+  const data = new Uint8Array(bytes).fill(0x61);
+  const latencies: number[] = [];
+  for (let i = 0; i < SMALL; i++) {
+    const t = performance.now();
+    const tmp = join(dir, `${i}.tmp`);
+    await writeSmallNewFile(tmp, data, true);
+    linkSync(tmp, join(dir, `${i}.json`));
+    unlinkSync(tmp);
+    latencies.push(performance.now() - t);
+  }
+  return latencies;
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
 async function scans(): Promise<Record<string, number>> {
   const root = await mkdtemp(join(tmpdir(), "ava-bench-scan-"));
   let t = Date.now();
@@ -200,6 +223,8 @@ async function benchCommits(): Promise<void> {
   const entryBytes = await lastEntryBytes(one.root);
   const floorWrite = median(await diskFloor(entryBytes, false));
   const floorPublish = median(await diskFloor(entryBytes, true));
+  const floorCatalog = await catalogFloor(entryBytes);
+  const noFsync = await smallCommits(Inlined, false);
   const concurrent = [];
   for (const c of [8, 32]) concurrent.push({ c, ...(await smallCommits(Inlined, true, c)) });
   const browser = await runBenchPage("maintenance.html");
@@ -242,6 +267,23 @@ async function benchCommits(): Promise<void> {
         ratio: ratio(inlineFsync, floorPublish),
         note: "ratio = inlined commit latency over this floor",
       },
+      {
+        case: "Node floor: the catalog's own syscalls (only fdatasync on the thread pool)",
+        median_ms: median(floorCatalog),
+        rate: rate(
+          floorCatalog.length,
+          floorCatalog.reduce((a, b) => a + b, 0),
+          "commits",
+        ),
+        ratio: ratio(inlineFsync, median(floorCatalog)),
+        note: `mean ${mean(floorCatalog).toFixed(2)} ms (rate = 1 / mean: what one appender waiting for its fsync could reach with no CPU); ratio = inlined commit latency over this floor`,
+      },
+      {
+        case: "Node, fsync off: inlined, one appender (the commit's CPU and page-cache writes)",
+        median_ms: median(noFsync.latencies),
+        rate: rate(SMALL, noFsync.wallMs, "commits"),
+        note: `mean ${(noFsync.wallMs / SMALL).toFixed(2)} ms by wall time; this + the floor's mean ≈ the fsync-on mean`,
+      },
       ...concurrent.map(({ c, latencies, wallMs }) =>
         groupRows("Node, fsync on", c, latencies, wallMs, one.wallMs),
       ),
@@ -279,6 +321,12 @@ async function benchCommits(): Promise<void> {
       median_ms: inlineFsync,
       rate: rate(SMALL, one.wallMs, "commits"),
       note: `${latencyProfile(one.latencies, one.wallMs)}; calls: ${countsText(one.counts)}`,
+    },
+    {
+      case: "Node, fsync off",
+      median_ms: median(noFsync.latencies),
+      rate: rate(SMALL, noFsync.wallMs, "commits"),
+      note: `${latencyProfile(noFsync.latencies, noFsync.wallMs)}; calls: ${countsText(noFsync.counts)}`,
     },
     {
       case: "Chromium Worker",
