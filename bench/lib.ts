@@ -93,5 +93,8 @@ export function countCalls(
       return original.apply(this, args);
     };
   }
-  return { counts, restore: () => originals.forEach(([name, original]) => (target[name] = original)) };
+  const restore = () => {
+    for (const [name, original] of originals) target[name] = original;
+  };
+  return { counts, restore };
 }
