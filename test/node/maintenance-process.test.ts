@@ -13,6 +13,7 @@ const APPEND = join(import.meta.dirname, "fixtures", "append-child.ts");
 /** Batches over the inlining limit (10 rows): data files, which the crash tests below count. */
 const FILE_ROWS = 12;
 const MAINTAIN = join(import.meta.dirname, "fixtures", "maintain-child.ts");
+const FLUSH = join(import.meta.dirname, "fixtures", "flush-child.ts");
 
 function child(script: string, args: string[]): ChildProcess {
   return spawn(process.execPath, ["--import", "tsx", script, ...args], { stdio: ["pipe", "pipe", "pipe"] });
@@ -84,6 +85,42 @@ describe("maintenance across processes", () => {
     expect((await after.batches.compact()).filesRemoved).toBe(6);
     await expectExact(root, 6, FILE_ROWS);
   }, 60_000);
+
+  for (const [mode, state] of [
+    ["after-write", "before it: its file is an orphan vacuum removes"],
+    ["after-commit", "after it"],
+  ] as const)
+    it(`SIGKILL during a background flush (${mode}): the state ${state}; every acknowledged append once`, async () => {
+      const root = await mkdtemp(join(tmpdir(), "ava-flush-kill-"));
+      const r = await exited(child(FLUSH, [root, "f", mode]));
+      expect(r.signal, r.err).toBe("SIGKILL");
+      const acked = [...r.out.matchAll(/^ack (\S+)$/gm)].map((m) => m[1]!);
+      expect(acked.length).toBeGreaterThanOrEqual(199); // the flush is due at 1,000 inlined rows
+      const ns = await Rel.open({ storage: nodeStorage({ root, fsync: false }) });
+      const history = await ns.batches.history();
+      const appends = history.filter((s) => s.operation === "append");
+      const flushes = history.filter((s) => s.operation === "compact");
+      expect(flushes).toHaveLength(mode === "after-write" ? 0 : 1);
+      const perBatch = batchesOf(await ns.batches.read());
+      expect(perBatch.size).toBe(appends.length);
+      expect([...perBatch.values()].every((n) => n === 5)).toBe(true);
+      for (const key of acked) expect(perBatch.has(key), key).toBe(true);
+      const parquet = async () =>
+        (await ns.storage.files.list("data/")).filter((f) => f.path.endsWith(".parquet")).length;
+      // The flushed file: an orphan (before) or the flush's live file (after); vacuum removes only an orphan.
+      expect(await parquet()).toBe(1);
+      await ns.vacuum({ olderThanMs: 0 });
+      expect(await parquet()).toBe(flushes.length);
+      // The next commit flushes what is still inlined (before: 1,000 rows are due; after: the few appended
+      // while the flush ran are not), and every row reads back once.
+      await ns.batches.append(batchRows("next", 0, 5));
+      await ns.batches.inlineFlush.idle();
+      expect(ns.batches.inlineFlush.lastError).toBeUndefined();
+      expect((await ns.batches.history()).filter((s) => s.operation === "compact")).toHaveLength(1);
+      const after = batchesOf(await ns.batches.read());
+      expect(after.size).toBe(appends.length + 1);
+      expect([...after.values()].every((n) => n === 5)).toBe(true);
+    }, 120_000);
 
   it("SIGKILL mid-deletion after expiry: the expiry holds, the rest is deleted by the next run", async () => {
     const { root, ns } = await seeded(6, FILE_ROWS);
