@@ -4,43 +4,29 @@
 // Goal: metadata ≤ 20% of a small commit, i.e. ≤ 1.20× the plain commit's whole-run cost per commit.
 // Both modes: background (the default of `iceberg: true`: commits within 20 ms to 1 s share a metadata
 // version) and synchronous (`background: false`: a version before each commit returns).
-// Commits go in blocks (AVA_BENCH_ICEBERG_BLOCK, default 10), alternating between the two tables, and
-// which table goes first in a block alternates from round to round, so that machine noise and any order
-// effect hit both alike; a block's time includes waiting for its metadata (exportIceberg() at its end makes
-// it current at once). Wall time is load-sensitive on a shared machine, so CPU time (process.cpuUsage: every
-// thread, so the file system's worker threads too) is shown beside it.
-// Before the measured commits of every round, both sides do the same work on throwaway tables
-// (AVA_BENCH_ICEBERG_WARMUP commits each, default 200), unmeasured: the first few hundred commits of a
-// process are JIT warm-up (5–8 ms each instead of ~1.5), which swamped the ratio of short runs.
+// Each side runs in a process of its own (bench/iceberg-side.ts), so that its CPU time (process.cpuUsage:
+// every thread, the file system's worker threads too) holds its own work and nothing else — a background
+// export runs when its timer fires, which in one shared process could fall in the other side's block.
+// Commits go in blocks (AVA_BENCH_ICEBERG_BLOCK, default 10) alternating between the sides, the other side
+// stopped (SIGSTOP) meanwhile, and which side goes first alternates from round to round, so that machine
+// noise and any order effect hit both alike. The metadata is made current once at the end (counted): in
+// between, background mode writes versions on its own schedule, as it does in an app. Wall time is
+// load-sensitive on a shared machine, so CPU time is shown beside it.
+// Before the measured commits, each side's process does the same work on a throwaway table
+// (AVA_BENCH_ICEBERG_WARMUP commits, default 200), unmeasured: a process's first few hundred commits are
+// JIT warm-up (5–8 ms each instead of ~1.5), which swamped the ratio of short runs.
 // AVA_BENCH_ICEBERG_COMMITS sets how many measured commits of each (default 300; AVA_BENCH_ICEBERG_COMMITS=3000
 // shows what grows with the history), AVA_BENCH_ICEBERG_ROUNDS how many rounds of every mode (default 3):
 // the table gives medians of the rounds' ratios, and each round's ratio beside them.
-import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { type ChildProcess, fork } from "node:child_process";
 import { join } from "node:path";
-import * as ava from "../src/index.js";
-import { nodeStorage } from "../src/node.js";
-import { makeBatch, schema } from "./data.js";
+import type { SideReport, SideRequest } from "./iceberg-side.js";
 import { median, printTable } from "./lib.js";
 
 const COMMITS = Number(process.env.AVA_BENCH_ICEBERG_COMMITS ?? 300);
 const BLOCK = Number(process.env.AVA_BENCH_ICEBERG_BLOCK ?? 10);
 const ROUNDS = Number(process.env.AVA_BENCH_ICEBERG_ROUNDS ?? 3);
 const WARMUP = Number(process.env.AVA_BENCH_ICEBERG_WARMUP ?? 200);
-
-async function open(iceberg: boolean | { background: boolean }, fsync: boolean) {
-  const root = await mkdtemp(join(tmpdir(), "ava-bench-iceberg-"));
-  const def = ava.defineNamespace({
-    name: "bench",
-    // Both sides write a data file per commit (Iceberg tables do not inline): the ratio is the metadata's cost.
-    tables: { points: ava.table({ schema, iceberg, inline: false }) },
-  });
-  const ns = await def.open({ storage: nodeStorage({ root, fsync }) });
-  await ns.push();
-  return { ns, root };
-}
-
-type Bench = Awaited<ReturnType<typeof open>>["ns"];
 
 interface Side {
   /** Each commit's latency (until append() returned). */
@@ -60,56 +46,91 @@ interface Round {
   jsonBytes: number;
 }
 
-/** `count` commits on each side, in blocks that alternate between them (`icebergFirst`: Iceberg's block first). */
-async function run(
-  plain: Bench,
-  withMetadata: Bench,
-  count: number,
-  icebergFirst: boolean,
-  sides?: [Side, Side],
-): Promise<void> {
-  const rows = makeBatch(0, 10);
-  const order = icebergFirst ? [1, 0] : [0, 1];
-  for (let i = 0; i < count; i += BLOCK) {
-    for (const k of order) {
-      const ns = k === 0 ? plain : withMetadata;
-      const side = sides?.[k];
-      const cpu = process.cpuUsage();
-      const start = performance.now();
-      for (let j = 0; j < BLOCK; j++) {
-        const t0 = performance.now();
-        await ns.points.append(rows);
-        side?.latencies.push(performance.now() - t0);
-      }
-      if (k === 1) await ava.exportIceberg(ns.storage, "bench", "points");
-      if (!side) continue;
-      side.wallMs += performance.now() - start;
-      const used = process.cpuUsage(cpu);
-      side.cpuMs += (used.user + used.system) / 1000;
-      side.blockCpuMs.push((used.user + used.system) / 1000);
-    }
+/** A side's process (bench/iceberg-side.ts): asked for a block of commits or to finish, it reports. */
+class SideProcess {
+  readonly #child: ChildProcess;
+  readonly #reports: SideReport[] = [];
+  #waiting: ((report: SideReport) => void) | undefined;
+  readonly #exited: Promise<void>;
+
+  constructor(mode: "plain" | "background" | "synchronous", fsync: boolean) {
+    this.#child = fork(
+      join(import.meta.dirname, "iceberg-side.ts"),
+      [mode, fsync ? "on" : "off", String(WARMUP), String(BLOCK)],
+      { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] },
+    );
+    this.#child.on("message", (report: SideReport) => {
+      const waiting = this.#waiting;
+      this.#waiting = undefined;
+      if (waiting) waiting(report);
+      else this.#reports.push(report);
+    });
+    this.#exited = new Promise((resolve, reject) =>
+      this.#child.on("exit", (code) =>
+        code === 0 ? resolve() : reject(new Error(`iceberg bench side (${mode}) exited with ${code}`)),
+      ),
+    );
+    this.#exited.catch(() => {});
+  }
+
+  #next(): Promise<SideReport> {
+    const ready = this.#reports.shift();
+    if (ready) return Promise.resolve(ready);
+    return Promise.race([
+      new Promise<SideReport>((resolve) => {
+        this.#waiting = resolve;
+      }),
+      this.#exited.then(() => Promise.reject(new Error("iceberg bench side exited early"))),
+    ]);
+  }
+
+  async ready(): Promise<void> {
+    await this.#next();
+  }
+
+  /** Runs while the other side is stopped, so that its background work cannot share the machine with it. */
+  async ask<R extends SideReport>(request: SideRequest): Promise<R> {
+    this.#child.kill("SIGCONT");
+    this.#child.send(request);
+    const report = (await this.#next()) as R;
+    if (request.op === "block") this.#child.kill("SIGSTOP");
+    else await this.#exited;
+    return report;
+  }
+
+  pause(): void {
+    this.#child.kill("SIGSTOP");
   }
 }
 
-async function compare(fsync: boolean, background: boolean, round: number): Promise<Round> {
-  // `iceberg: true` is background metadata (the default); synchronous is asked for.
-  const iceberg = background ? true : { background };
-  if (WARMUP > 0) {
-    const warm = [await open(false, fsync), await open(iceberg, fsync)];
-    await run(warm[0]!.ns, warm[1]!.ns, WARMUP, round % 2 === 1);
-    for (const w of warm) await rm(w.root, { recursive: true, force: true });
-  }
-  const plain = await open(false, fsync);
-  const withMetadata = await open(iceberg, fsync);
+/** `COMMITS` commits of each side in alternating blocks (`icebergFirst`: Iceberg's block first). */
+async function compare(fsync: boolean, background: boolean, icebergFirst: boolean): Promise<Round> {
+  const procs = [
+    new SideProcess("plain", fsync),
+    new SideProcess(background ? "background" : "synchronous", fsync),
+  ];
+  for (const p of procs) await p.ready(); // each after its warm-up
+  for (const p of procs) p.pause();
   const side = (): Side => ({ latencies: [], wallMs: 0, cpuMs: 0, blockCpuMs: [] });
   const sides: [Side, Side] = [side(), side()];
-  await run(plain.ns, withMetadata.ns, COMMITS, round % 2 === 1, sides);
-  const folder = join(withMetadata.root, "data/bench/points/metadata");
-  const versions = (await readdir(folder)).filter((f) => f.endsWith(".metadata.json"));
-  const newest = Math.max(...versions.map((f) => Number(f.slice(1, -".metadata.json".length))));
-  const jsonBytes = (await stat(join(folder, `v${newest}.metadata.json`))).size;
-  for (const s of [plain, withMetadata]) await rm(s.root, { recursive: true, force: true });
-  return { plain: sides[0], iceberg: sides[1], versions: versions.length, jsonBytes };
+  const order = icebergFirst ? [1, 0] : [0, 1];
+  for (let i = 0; i < COMMITS; i += BLOCK)
+    for (const k of order) {
+      const block = await procs[k]!.ask<Extract<SideReport, { op: "block" }>>({ op: "block" });
+      sides[k]!.latencies.push(...block.latencies);
+      sides[k]!.wallMs += block.wallMs;
+      sides[k]!.cpuMs += block.cpuMs;
+      sides[k]!.blockCpuMs.push(block.cpuMs);
+    }
+  // What is left (a background export still waiting) is the side's too.
+  let metadata = { versions: 0, jsonBytes: 0 };
+  for (const k of order) {
+    const end = await procs[k]!.ask<Extract<SideReport, { op: "finish" }>>({ op: "finish" });
+    sides[k]!.wallMs += end.wallMs;
+    sides[k]!.cpuMs += end.cpuMs;
+    if (k === 1) metadata = end;
+  }
+  return { plain: sides[0], iceberg: sides[1], versions: metadata.versions, jsonBytes: metadata.jsonBytes };
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
@@ -129,7 +150,7 @@ export async function benchIceberg(): Promise<void> {
   // Rounds go through every mode before the next round, so a stretch of machine noise hits them alike.
   const rounds = new Map(modes.map((m) => [m, [] as Round[]]));
   for (let r = 0; r < ROUNDS; r++)
-    for (const m of modes) rounds.get(m)!.push(await compare(m.fsync, m.background, r));
+    for (const m of modes) rounds.get(m)!.push(await compare(m.fsync, m.background, r % 2 === 1));
   const rows = [];
   for (const m of modes) {
     const runs = rounds.get(m)!;
