@@ -1,8 +1,7 @@
 // One side of the iceberg bench, in a process of its own: a table with or without Iceberg metadata that
-// makes small commits when the bench asks (bench/iceberg.ts). A process per side lets each side's CPU time
-// (process.cpuUsage) hold exactly its own work — a background export runs whenever its timer fires, which in
-// one shared process could land in the other side's measured block. The bench stops (SIGSTOP) the side
-// whose turn it is not, so neither side's work runs on the other core meanwhile.
+// makes small commits when the bench asks (bench/iceberg.ts), both sides at the same time. A process per
+// side lets each side's CPU time (process.cpuUsage) hold exactly its own work — a background export runs
+// whenever its timer fires, which in one shared process could land in the other side's measurement.
 // argv: "plain" | "background" | "synchronous", fsync "on" | "off", warm-up commits, commits per block.
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,12 +10,25 @@ import * as ava from "../src/index.js";
 import { nodeStorage } from "../src/node.js";
 import { makeBatch, schema } from "./data.js";
 
-export type SideRequest = { op: "block" } | { op: "finish" };
+/** Asks for that many commits, in blocks, then for the metadata made current. */
+export interface SideRequest {
+  commits: number;
+}
 
 export type SideReport =
   | { op: "ready" }
-  | { op: "block"; latencies: number[]; wallMs: number; cpuMs: number }
-  | { op: "finish"; wallMs: number; cpuMs: number; versions: number; jsonBytes: number };
+  | {
+      op: "done";
+      /** Each commit's latency (until append() returned). */
+      latencies: number[];
+      /** Whole-run wall and CPU time, the final export included. */
+      wallMs: number;
+      cpuMs: number;
+      /** CPU time of each block of commits, to tell what grows with the history. */
+      blockCpuMs: number[];
+      versions: number;
+      jsonBytes: number;
+    };
 
 const [mode, fsyncArg, warmupArg, blockArg] = process.argv.slice(2);
 const fsync = fsyncArg === "on";
@@ -54,26 +66,25 @@ await settle(warm.ns);
 await rm(warm.root, { recursive: true, force: true });
 
 const { ns, root } = await open();
-let cpu = process.cpuUsage();
 const send = (report: SideReport) => process.send!(report);
 
-process.on("message", async (request: SideRequest) => {
+process.once("message", async ({ commits }: SideRequest) => {
   const start = performance.now();
-  if (request.op === "block") {
-    const latencies: number[] = [];
+  const first = process.cpuUsage();
+  const latencies: number[] = [];
+  const blockCpuMs: number[] = [];
+  for (let i = 0; i < commits; i += BLOCK) {
+    const cpu = process.cpuUsage();
     for (let j = 0; j < BLOCK; j++) {
       const t0 = performance.now();
       await ns.points.append(rows);
       latencies.push(performance.now() - t0);
     }
-    const wallMs = performance.now() - start;
-    send({ op: "block", latencies, wallMs, cpuMs: cpuMs(cpu) });
-    cpu = process.cpuUsage();
-    return;
+    blockCpuMs.push(cpuMs(cpu));
   }
-  await settle(ns);
+  await settle(ns); // what is left (a background export still waiting) is the side's too
   const wallMs = performance.now() - start;
-  const used = cpuMs(cpu);
+  const used = cpuMs(first);
   let versions = 0;
   let jsonBytes = 0;
   if (mode !== "plain") {
@@ -84,7 +95,7 @@ process.on("message", async (request: SideRequest) => {
     jsonBytes = (await stat(join(folder, `v${newest}.metadata.json`))).size;
   }
   await rm(root, { recursive: true, force: true });
-  send({ op: "finish", wallMs, cpuMs: used, versions, jsonBytes });
+  send({ op: "done", latencies, wallMs, cpuMs: used, blockCpuMs, versions, jsonBytes });
   process.disconnect();
 });
 send({ op: "ready" });
