@@ -2,7 +2,7 @@
 // data file) on Node storage, with and without `iceberg` on the table: each commit then also writes a
 // manifest and a manifest list, and each metadata version a vN.metadata.json and version-hint.text.
 // Goal: metadata ≤ 20% of a small commit, i.e. ≤ 1.20× the plain commit's whole-run cost per commit.
-// Both modes: background (the default of `iceberg: true`: commits within 20 ms to 1 s share a metadata
+// Both modes: background (the default of `iceberg: true`: commits within 50 ms to 1 s share a metadata
 // version) and synchronous (`background: false`: a version before each commit returns).
 // Each side runs in a process of its own (bench/iceberg-side.ts), both at the same time, so that each one's
 // CPU time (process.cpuUsage: every thread, the file system's worker threads too) holds its own work and
