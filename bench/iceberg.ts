@@ -16,7 +16,8 @@
 // JIT warm-up (5–8 ms each instead of ~1.5), which swamped the ratio of short runs.
 // AVA_BENCH_ICEBERG_COMMITS sets how many measured commits of each (default 300; AVA_BENCH_ICEBERG_COMMITS=3000
 // shows what grows with the history), AVA_BENCH_ICEBERG_ROUNDS how many rounds of every mode (default 3):
-// the table gives medians of the rounds' ratios, and each round's ratio beside them.
+// the table gives medians of the rounds' ratios, and each round's ratio beside them. CPU is sampled every
+// AVA_BENCH_ICEBERG_BLOCK commits (default 10) to compare the history's first and last tenth.
 import { fork } from "node:child_process";
 import { join } from "node:path";
 import type { SideReport, SideRequest } from "./iceberg-side.js";
@@ -46,7 +47,12 @@ async function startSide(mode: "plain" | "background" | "synchronous", fsync: bo
   );
   const reports: SideReport[] = [];
   let waiting: ((r: SideReport) => void) | undefined;
-  child.on("message", (r: SideReport) => (waiting ? waiting(r) : reports.push(r)));
+  child.on("message", (r: SideReport) => {
+    const resolve = waiting;
+    waiting = undefined;
+    if (resolve) resolve(r);
+    else reports.push(r);
+  });
   const exited = new Promise<never>((_, reject) =>
     child.on("exit", (code) => reject(new Error(`iceberg bench side (${mode}) exited with ${code}`))),
   );
@@ -63,7 +69,6 @@ async function startSide(mode: "plain" | "background" | "synchronous", fsync: bo
   await next(); // ready: warmed up
   return {
     run: async (commits: number): Promise<Done> => {
-      waiting = undefined;
       child.send({ commits } satisfies SideRequest);
       return (await next()) as Done;
     },
