@@ -91,7 +91,7 @@ process.once("message", async ({ commits }: SideRequest) => {
     const folder = join(root, "data/bench/points/metadata");
     const files = (await readdir(folder)).filter((f) => f.endsWith(".metadata.json"));
     const newest = Math.max(...files.map((f) => Number(f.slice(1, -".metadata.json".length))));
-    versions = files.length;
+    versions = newest; // the folder keeps the last 101 only
     jsonBytes = (await stat(join(folder, `v${newest}.metadata.json`))).size;
   }
   await rm(root, { recursive: true, force: true });
