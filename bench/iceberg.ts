@@ -2,86 +2,90 @@
 // data file) on Node storage, with and without `iceberg` on the table: each commit then also writes a
 // manifest and a manifest list, and each metadata version a vN.metadata.json and version-hint.text.
 // Goal: metadata ≤ 20% of a small commit, i.e. ≤ 1.20× the plain commit's whole-run cost per commit.
-// Both modes: background (the default of `iceberg: true`: commits within 20 ms to 1 s share a metadata
+// Both modes: background (the default of `iceberg: true`: commits within 50 ms to 1 s share a metadata
 // version) and synchronous (`background: false`: a version before each commit returns).
-// Commits go in blocks (AVA_BENCH_ICEBERG_BLOCK, default 10), alternating between the two tables, so that
-// machine noise hits both alike; a block's time includes waiting for its metadata (exportIceberg() at its
-// end makes it current at once). Wall time is load-sensitive on a shared machine, so CPU
-// time (process.cpuUsage: every thread, so the file system's worker threads too) is shown beside it.
-// AVA_BENCH_ICEBERG_COMMITS sets how many commits of each (default 300; 3000 shows what grows with the
-// history), AVA_BENCH_ICEBERG_ROUNDS how many rounds of every mode (default 3): the table gives medians of
-// the rounds' ratios, and each round's ratio beside them.
-import { mkdtemp, readdir, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+// Each side runs in a process of its own (bench/iceberg-side.ts), both at the same time, so that each one's
+// CPU time (process.cpuUsage: every thread, the file system's worker threads too) holds its own work and
+// nothing else — a background export runs when its timer fires, which in one shared process could fall in
+// the other side's measurement — and machine noise hits both alike. The metadata is made current once at
+// the end (counted): in between, background mode writes versions on its own schedule, as in an app. Wall
+// time is load-sensitive on a shared machine (and the sides share its 2 cores), so CPU time is shown beside
+// it; rounds alternate the modes so that a stretch of noise hits them alike.
+// Before the measured commits, each side's process does the same work on a throwaway table
+// (AVA_BENCH_ICEBERG_WARMUP commits, default 1000), unmeasured: a process's first thousand or so commits are
+// JIT warm-up (5–8 ms each instead of ~1.5), which swamped the ratio of short runs.
+// AVA_BENCH_ICEBERG_COMMITS sets how many measured commits of each (default 300; AVA_BENCH_ICEBERG_COMMITS=3000
+// shows what grows with the history), AVA_BENCH_ICEBERG_ROUNDS how many rounds of every mode (default 3):
+// the table gives medians of the rounds' ratios, and each round's ratio beside them. CPU is sampled every
+// AVA_BENCH_ICEBERG_BLOCK commits (default 10) to compare the history's first and last tenth.
+import { fork } from "node:child_process";
 import { join } from "node:path";
-import * as ava from "../src/index.js";
-import { nodeStorage } from "../src/node.js";
-import { makeBatch, schema } from "./data.js";
+import type { SideReport, SideRequest } from "./iceberg-side.js";
 import { median, printTable } from "./lib.js";
 
 const COMMITS = Number(process.env.AVA_BENCH_ICEBERG_COMMITS ?? 300);
 const BLOCK = Number(process.env.AVA_BENCH_ICEBERG_BLOCK ?? 10);
 const ROUNDS = Number(process.env.AVA_BENCH_ICEBERG_ROUNDS ?? 3);
-
-async function open(iceberg: boolean | { background: boolean }, fsync: boolean) {
-  const root = await mkdtemp(join(tmpdir(), "ava-bench-iceberg-"));
-  const def = ava.defineNamespace({
-    name: "bench",
-    // Both sides write a data file per commit (Iceberg tables do not inline): the ratio is the metadata's cost.
-    tables: { points: ava.table({ schema, iceberg, inline: false }) },
-  });
-  const ns = await def.open({ storage: nodeStorage({ root, fsync }) });
-  await ns.push();
-  return { ns, root };
-}
-
-interface Side {
-  /** Each commit's latency (until append() returned). */
-  latencies: number[];
-  /** Whole-run wall and CPU time, metadata included. */
-  wallMs: number;
-  cpuMs: number;
-  /** CPU time of each block, to tell what grows with the history (the first tenth against the last). */
-  blockCpuMs: number[];
-}
+const WARMUP = Number(process.env.AVA_BENCH_ICEBERG_WARMUP ?? 1000);
 
 interface Round {
-  plain: Side;
-  iceberg: Side;
+  plain: Done;
+  iceberg: Done;
   versions: number;
   /** The newest metadata JSON's size: it lists every snapshot, and each version writes it whole. */
   jsonBytes: number;
 }
 
+type Done = Extract<SideReport, { op: "done" }>;
+
+/** A side's process (bench/iceberg-side.ts), warmed up; `run` gives its report. */
+async function startSide(mode: "plain" | "background" | "synchronous", fsync: boolean) {
+  const child = fork(
+    join(import.meta.dirname, "iceberg-side.ts"),
+    [mode, fsync ? "on" : "off", String(WARMUP), String(BLOCK)],
+    { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] },
+  );
+  const reports: SideReport[] = [];
+  let waiting: ((r: SideReport) => void) | undefined;
+  child.on("message", (r: SideReport) => {
+    const resolve = waiting;
+    waiting = undefined;
+    if (resolve) resolve(r);
+    else reports.push(r);
+  });
+  const exited = new Promise<never>((_, reject) =>
+    child.on("exit", (code) => reject(new Error(`iceberg bench side (${mode}) exited with ${code}`))),
+  );
+  exited.catch(() => {});
+  const next = () =>
+    Promise.race([
+      reports.length > 0
+        ? Promise.resolve(reports.shift()!)
+        : new Promise<SideReport>((resolve) => {
+            waiting = resolve;
+          }),
+      exited,
+    ]);
+  await next(); // ready: warmed up
+  return {
+    run: async (commits: number): Promise<Done> => {
+      child.send({ commits } satisfies SideRequest);
+      return (await next()) as Done;
+    },
+  };
+}
+
+/**
+ * `COMMITS` commits on each side, both sides at once: each in its own process, so each one's CPU time is
+ * its own work wherever its background exports fall, and machine noise hits both alike.
+ */
 async function compare(fsync: boolean, background: boolean): Promise<Round> {
-  const plain = await open(false, fsync);
-  // `iceberg: true` is background metadata (the default); synchronous is asked for.
-  const withMetadata = await open(background ? true : { background }, fsync);
-  const rows = makeBatch(0, 10);
-  const side = (): Side => ({ latencies: [], wallMs: 0, cpuMs: 0, blockCpuMs: [] });
-  const sides: [Side, Side] = [side(), side()];
-  for (let i = 0; i < COMMITS; i += BLOCK) {
-    for (const [k, { ns }] of [plain, withMetadata].entries()) {
-      const side = sides[k]!;
-      const cpu = process.cpuUsage();
-      const start = performance.now();
-      for (let j = 0; j < BLOCK; j++) {
-        const t0 = performance.now();
-        await ns.points.append(rows);
-        side.latencies.push(performance.now() - t0);
-      }
-      if (k === 1) await ava.exportIceberg(ns.storage, "bench", "points");
-      side.wallMs += performance.now() - start;
-      const used = process.cpuUsage(cpu);
-      side.cpuMs += (used.user + used.system) / 1000;
-      side.blockCpuMs.push((used.user + used.system) / 1000);
-    }
-  }
-  const folder = join(withMetadata.root, "data/bench/points/metadata");
-  const versions = (await readdir(folder)).filter((f) => f.endsWith(".metadata.json"));
-  const newest = Math.max(...versions.map((f) => Number(f.slice(1, -".metadata.json".length))));
-  const jsonBytes = (await stat(join(folder, `v${newest}.metadata.json`))).size;
-  return { plain: sides[0], iceberg: sides[1], versions: versions.length, jsonBytes };
+  const sides = await Promise.all([
+    startSide("plain", fsync),
+    startSide(background ? "background" : "synchronous", fsync),
+  ]);
+  const [plain, iceberg] = await Promise.all(sides.map((s) => s.run(COMMITS)));
+  return { plain: plain!, iceberg: iceberg!, versions: iceberg!.versions, jsonBytes: iceberg!.jsonBytes };
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
@@ -90,9 +94,18 @@ const tenth = (xs: readonly number[], last: boolean) => {
   return last ? xs.slice(-n) : xs.slice(0, n);
 };
 const times = (x: number) => `${x.toFixed(2)}×`;
+/** A side's median CPU per commit in the first or last tenth of the history, in ms. */
+function tenthMs(runs: readonly Round[], side: "plain" | "iceberg", last: boolean): string {
+  const perCommit = (blocks: readonly number[]) => sum(blocks) / (blocks.length * BLOCK);
+  return median(runs.map((r) => perCommit(tenth(r[side].blockCpuMs, last)))).toFixed(2);
+}
 
 export async function benchIceberg(): Promise<void> {
-  const modes = [true, false].flatMap((fsync) => [false, true].map((background) => ({ fsync, background })));
+  // AVA_BENCH_ICEBERG_MODE=background (or synchronous) runs that mode alone, both fsync settings.
+  const only = process.env.AVA_BENCH_ICEBERG_MODE;
+  const modes = [true, false]
+    .flatMap((fsync) => [false, true].map((background) => ({ fsync, background })))
+    .filter((m) => !only || only === (m.background ? "background" : "synchronous"));
   // Rounds go through every mode before the next round, so a stretch of machine noise hits them alike.
   const rounds = new Map(modes.map((m) => [m, [] as Round[]]));
   for (let r = 0; r < ROUNDS; r++)
@@ -103,7 +116,7 @@ export async function benchIceberg(): Promise<void> {
     const mode = `${m.background ? "background" : "synchronous"}, fsync ${m.fsync ? "on" : "off"}`;
     const med = (f: (r: Round) => number) => median(runs.map(f));
     const perCommit = (ms: number) => (ms / COMMITS).toFixed(2);
-    if (!m.background)
+    if (!m.background || only === "background")
       rows.push({
         case: `plain small commit (10 rows), fsync ${m.fsync ? "on" : "off"}`,
         median_ms: med((r) => median(r.plain.latencies)),
@@ -122,7 +135,7 @@ export async function benchIceberg(): Promise<void> {
         case: `Iceberg ${mode}: CPU per commit (TARGET ≤ 1.20×)`,
         median_ms: med((r) => r.iceberg.cpuMs) / COMMITS,
         ratio: times(med((r) => r.iceberg.cpuMs / r.plain.cpuMs)),
-        note: `rounds ${runs.map((r) => times(r.iceberg.cpuMs / r.plain.cpuMs)).join(" ")}; first tenth of the history ${times(med((r) => cpuRatio(r, false)))}, last tenth ${times(med((r) => cpuRatio(r, true)))} (metadata JSON ${(med((r) => r.jsonBytes) / 1024).toFixed(0)} KB at the end)`,
+        note: `rounds ${runs.map((r) => times(r.iceberg.cpuMs / r.plain.cpuMs)).join(" ")}; first tenth of the history ${times(med((r) => cpuRatio(r, false)))} (plain ${tenthMs(runs, "plain", false)}, Iceberg ${tenthMs(runs, "iceberg", false)} ms per commit), last tenth ${times(med((r) => cpuRatio(r, true)))} (plain ${tenthMs(runs, "plain", true)}, Iceberg ${tenthMs(runs, "iceberg", true)}); metadata JSON ${(med((r) => r.jsonBytes) / 1024).toFixed(0)} KB at the end`,
       },
       {
         case: `Iceberg ${mode}: commit latency`,
@@ -132,5 +145,8 @@ export async function benchIceberg(): Promise<void> {
       },
     );
   }
-  printTable(`Iceberg metadata per commit (Node storage, medians of ${ROUNDS} rounds)`, rows);
+  printTable(
+    `Iceberg metadata per commit (Node storage, medians of ${ROUNDS} rounds, each after ${WARMUP} unmeasured commits per side)`,
+    rows,
+  );
 }

@@ -11,7 +11,7 @@ import { AvaError } from "../errors.js";
 import type { Snapshot } from "../storage/catalog/model.js";
 import { clockOf, type Storage } from "../storage/types.js";
 import { readAvroFile } from "./avro-file.js";
-import { type Known, inFolder, loadKnown } from "./known-metadata.js";
+import { type Known, inFolder, loadKnown, METADATA_FILE } from "./known-metadata.js";
 import { backgroundDelayMs, inLane } from "./lanes.js";
 import { appendManifests } from "./manifest-merge.js";
 import { inlineWriter, rewriteEntries } from "./snapshot-entries.js";
@@ -52,6 +52,9 @@ export function icebergFolder(namespace: string, table: string): string {
  * (never seen part-written); manifests and lists are only found through them.
  */
 const REBUILDABLE = { durable: false, whole: true } as const;
+
+/** Earlier metadata versions a version's metadata-log names (and keeps on disk), as Iceberg's default. */
+const PREVIOUS_VERSIONS_MAX = 100;
 
 const known = new WeakMap<Storage, Map<string, Known>>();
 
@@ -275,9 +278,10 @@ async function exportOnce(
   }
 
   const version = (prev?.version ?? 0) + 1;
+  const previousLog = usable?.metadata?.["metadata-log"] ?? [];
   const metadataLog = usable?.metadata
     ? [
-        ...usable.metadata["metadata-log"].slice(-99),
+        ...previousLog.slice(-(PREVIOUS_VERSIONS_MAX - 1)),
         {
           "timestamp-ms": usable.metadata["last-updated-ms"],
           "metadata-file": uri(`${folder}/v${usable.version}.metadata.json`),
@@ -302,6 +306,13 @@ async function exportOnce(
   // The hint is only a hint (readers fall back to listing): a concurrent writer's is as good as ours.
   await staleHint;
   await storage.files.write(hint, new TextEncoder().encode(String(version)), REBUILDABLE).catch(() => {});
+  // Versions the new one's metadata-log no longer names go, as Iceberg's write.metadata.delete-after-commit
+  // does: each lists every kept snapshot, so keeping them all made the folder grow with the square of the
+  // history (hundreds of MB after a few thousand commits). Best effort: a leftover is only disk.
+  for (const dropped of previousLog.slice(0, Math.max(0, previousLog.length - (PREVIOUS_VERSIONS_MAX - 1)))) {
+    const path = inFolder(folder, dropped["metadata-file"]);
+    if (METADATA_FILE.test(path.slice(folder.length + 1))) await storage.files.delete(path).catch(() => {});
+  }
   // Only the newest list is kept: every later append starts from it, and a process that lives through
   // thousands of commits must not hold all of them.
   const newest = kept.at(-1)?.sequenceNumber;

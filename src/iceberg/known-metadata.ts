@@ -27,7 +27,8 @@ export interface Known {
   versionMs?: number;
 }
 
-const METADATA_FILE = /^v(\d+)\.metadata\.json$/;
+/** A metadata version's file name. */
+export const METADATA_FILE = /^v(\d+)\.metadata\.json$/;
 
 /** The store path of a file in the metadata folder that the metadata names by `uri`. */
 export function inFolder(folder: string, uri: string): string {

@@ -13,7 +13,7 @@ export interface IcebergOptions {
   location?: string;
   /**
    * Per-commit metadata only (TableOptions.iceberg). Default true: the metadata is written in the
-   * background, so a commit returns as soon as the catalog has it; it follows within 20 ms to 1 s (ten times
+   * background, so a commit returns as soon as the catalog has it; it follows within 50 ms to 1 s (25 times
    * what writing the last version took, see lanes.ts), and the
    * commits made meanwhile share one metadata version (each still its own Iceberg snapshot). `await
    * exportIceberg()` writes it at once. false: each commit returns once its metadata is written — a

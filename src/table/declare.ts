@@ -38,7 +38,7 @@ export interface TableOptions<S extends SchemaSource> {
    * Iceberg v2 metadata written next to the table's data after each commit of this handle (append,
    * overwrite, compact), so Iceberg engines read the table: `true`, or `{ location, background }` —
    * `location` is the URI other engines read the storage's root at (see exportIceberg); the metadata is
-   * written in the background by default, within 20 ms to 1 s of the commit (`background: false`: before the
+   * written in the background by default, within 50 ms to 1 s of the commit (`background: false`: before the
    * commit returns). Default false: call exportIceberg() when wanted.
    */
   iceberg?: IcebergOptions | boolean;

@@ -892,6 +892,34 @@ describe("exportIceberg() of any table", () => {
     }
   });
 
+  it("keeps the 100 earlier versions its metadata-log names and deletes older ones (Iceberg's delete-after-commit)", async () => {
+    const { root, location, storage, t } = await idTable("versions", { rowLineage: false });
+    let last = 0;
+    for (let i = 0; i < 103; i++) {
+      await t.append([{ id: i }]);
+      last = (await ava.exportIceberg(storage, "versions", "t", { location })).version;
+    }
+    expect(last).toBe(103);
+    const folder = join(root, "data/versions/t/metadata");
+    const versions = (await readdir(folder))
+      .map((f) => /^v(\d+)\.metadata\.json$/.exec(f)?.[1])
+      .filter((v) => v !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
+    expect(versions).toEqual(Array.from({ length: 101 }, (_, i) => i + 3)); // v3 … v103
+    const metadata = JSON.parse(await readFile(join(folder, "v103.metadata.json"), "utf8"));
+    const logged = metadata["metadata-log"].map((e: { "metadata-file": string }) =>
+      e["metadata-file"].slice(e["metadata-file"].lastIndexOf("/") + 1),
+    );
+    expect(logged).toEqual(Array.from({ length: 100 }, (_, i) => `v${i + 3}.metadata.json`));
+    // Time travel is unchanged: every snapshot is in the current version.
+    const read = await icebergRead({
+      tableUrl: `${location}/data/versions/t`,
+      metadata: { ...metadata, "current-snapshot-id": 2 },
+    });
+    expect(read.map((r) => r.id).sort((a, b) => a - b)).toEqual([0, 1]);
+  });
+
   it("merges only the small manifests, and lists the live files afresh once merged ones fill a list", async () => {
     expect(manifestMerging.minCount).toBe(100);
     manifestMerging.minCount = 4; // the tiers in 18 appends instead of thousands

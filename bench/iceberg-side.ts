@@ -1,0 +1,101 @@
+// One side of the iceberg bench, in a process of its own: a table with or without Iceberg metadata that
+// makes small commits when the bench asks (bench/iceberg.ts), both sides at the same time. A process per
+// side lets each side's CPU time (process.cpuUsage) hold exactly its own work — a background export runs
+// whenever its timer fires, which in one shared process could land in the other side's measurement.
+// argv: "plain" | "background" | "synchronous", fsync "on" | "off", warm-up commits, commits per block.
+import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as ava from "../src/index.js";
+import { nodeStorage } from "../src/node.js";
+import { makeBatch, schema } from "./data.js";
+
+/** Asks for that many commits, in blocks, then for the metadata made current. */
+export interface SideRequest {
+  commits: number;
+}
+
+export type SideReport =
+  | { op: "ready" }
+  | {
+      op: "done";
+      /** Each commit's latency (until append() returned). */
+      latencies: number[];
+      /** Whole-run wall and CPU time, the final export included. */
+      wallMs: number;
+      cpuMs: number;
+      /** CPU time of each block of commits, to tell what grows with the history. */
+      blockCpuMs: number[];
+      versions: number;
+      jsonBytes: number;
+    };
+
+const [mode, fsyncArg, warmupArg, blockArg] = process.argv.slice(2);
+const fsync = fsyncArg === "on";
+const BLOCK = Number(blockArg);
+const rows = makeBatch(0, 10);
+
+async function open() {
+  const root = await mkdtemp(join(tmpdir(), "ava-bench-iceberg-"));
+  // `iceberg: true` is background metadata (the default); synchronous is asked for.
+  const iceberg = mode === "plain" ? false : mode === "background" ? true : { background: false };
+  const def = ava.defineNamespace({
+    name: "bench",
+    // Both sides write a data file per commit (Iceberg tables do not inline): the ratio is the metadata's cost.
+    tables: { points: ava.table({ schema, iceberg, inline: false }) },
+  });
+  const ns = await def.open({ storage: nodeStorage({ root, fsync }) });
+  await ns.push();
+  return { ns, root };
+}
+
+/** Brings the metadata up to date (a background export may still be waiting): its cost is the side's. */
+async function settle(ns: Awaited<ReturnType<typeof open>>["ns"]): Promise<void> {
+  if (mode !== "plain") await ava.exportIceberg(ns.storage, "bench", "points");
+}
+
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
+// The same work unmeasured first: a process's first few hundred commits are JIT warm-up.
+const warm = await open();
+for (let i = 0; i < Number(warmupArg); i++) await warm.ns.points.append(rows);
+await settle(warm.ns);
+await rm(warm.root, { recursive: true, force: true });
+
+const { ns, root } = await open();
+const send = (report: SideReport) => process.send!(report);
+
+process.once("message", async ({ commits }: SideRequest) => {
+  const start = performance.now();
+  const first = process.cpuUsage();
+  const latencies: number[] = [];
+  const blockCpuMs: number[] = [];
+  for (let i = 0; i < commits; i += BLOCK) {
+    const cpu = process.cpuUsage();
+    for (let j = 0; j < BLOCK; j++) {
+      const t0 = performance.now();
+      await ns.points.append(rows);
+      latencies.push(performance.now() - t0);
+    }
+    blockCpuMs.push(cpuMs(cpu));
+  }
+  await settle(ns); // what is left (a background export still waiting) is the side's too
+  const wallMs = performance.now() - start;
+  const used = cpuMs(first);
+  let versions = 0;
+  let jsonBytes = 0;
+  if (mode !== "plain") {
+    const folder = join(root, "data/bench/points/metadata");
+    const files = (await readdir(folder)).filter((f) => f.endsWith(".metadata.json"));
+    const newest = Math.max(...files.map((f) => Number(f.slice(1, -".metadata.json".length))));
+    versions = newest; // the folder keeps the last 101 only
+    jsonBytes = (await stat(join(folder, `v${newest}.metadata.json`))).size;
+  }
+  await rm(root, { recursive: true, force: true });
+  send({ op: "done", latencies, wallMs, cpuMs: used, blockCpuMs, versions, jsonBytes });
+  process.disconnect();
+});
+send({ op: "ready" });
