@@ -75,8 +75,10 @@ export function ingestHandler(
         if (body.bytes.byteLength === 0)
           throw new AvaError("INVALID_ARGUMENT", "the request has no body: POST one Avro stream file");
         // The append copies what it keeps (records into Arrow columns): the body is done with once it settles.
+        // Only the receipt is answered: the columns' memory is reused by the next batch (keepRows: false).
         result = await table.appendAvroStream(body.bytes, {
           ...read,
+          keepRows: false,
           ...(key !== undefined && { idempotencyKey: key }),
         });
       } finally {

@@ -143,7 +143,19 @@ function writeChunk(out: ByteSink, field: A.Field, kind: Kind, data: A.Data): Ch
       values = dictionaryIndices(data, dictionary.length);
       encoding = ENCODING.RLE_DICTIONARY;
     } else if (kind === "utf8") values = plainStrings(data as A.Data<A.Utf8>);
-    else values = plainFixed(data, 8);
+    else if (isConstant8(data)) {
+      // One value on every row (a provenance time, a constant setting): a dictionary of that value and one
+      // run of index 0, instead of 8 bytes a row — the ingest endpoint's `_ava_updated_at` was a third of
+      // each file.
+      dictionaryPageOffset = out.length;
+      pageHeader(out, PAGE.DICTIONARY, 8, (w) => w.struct(7, (d) => d.i32(1, 1).i32(2, ENCODING.PLAIN)));
+      out.append(plainFixed(data, 8).subarray(0, 8));
+      const indices = new ByteSink(16);
+      indices.byte(1); // bit width
+      rleRun(indices, n, 0, 1);
+      values = indices.bytes();
+      encoding = ENCODING.RLE_DICTIONARY;
+    } else values = plainFixed(data, 8);
   }
   const dataPageOffset = out.length;
   const size = levels.length + values.length;
@@ -157,7 +169,7 @@ function writeChunk(out: ByteSink, field: A.Field, kind: Kind, data: A.Data): Ch
     path: kind === "nullList" ? [field.name, "list", leaf.name] : [field.name],
     physical: physicalOf(kindOf(leaf.type)!),
     encodings:
-      kind === "dict"
+      encoding === ENCODING.RLE_DICTIONARY
         ? [ENCODING.PLAIN, ENCODING.RLE, ENCODING.RLE_DICTIONARY]
         : [ENCODING.PLAIN, ENCODING.RLE],
     numValues: n,
@@ -232,6 +244,21 @@ function validity(data: A.Data): Uint8Array | undefined {
 
 function isValid(bits: Uint8Array | undefined, i: number): boolean {
   return bits === undefined || ((bits[i >> 3]! >> (i & 7)) & 1) === 1;
+}
+
+/**
+ * True when a column of 8-byte values (no nulls, at least two rows) holds one value throughout, compared
+ * bit for bit. A column that varies answers at its first difference: usually its second row.
+ */
+function isConstant8(data: A.Data): boolean {
+  const n = data.length;
+  if (n < 2 || data.nullCount !== 0) return false;
+  const values = data.values as Float64Array | BigInt64Array;
+  const words = new Int32Array(values.buffer, values.byteOffset, 2 * n);
+  const lo = words[0]!;
+  const hi = words[1]!;
+  for (let i = 2; i < 2 * n; i += 2) if (words[i] !== lo || words[i + 1] !== hi) return false;
+  return true;
 }
 
 /** PLAIN 8-byte values of the rows that are not null. */

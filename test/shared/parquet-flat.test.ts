@@ -115,6 +115,26 @@ describe("flat Parquet writer", () => {
     );
   });
 
+  it("writes a column of one value as a one-entry dictionary, read back exactly; a column that differs once stays plain", async () => {
+    const n = 10_000;
+    const same = (v: bigint) => Array.from({ length: n }, () => v);
+    const onceDifferent = same(7n);
+    onceDifferent[n - 1] = 8n;
+    const table = new A.Table({
+      at: int64s(new A.TimestampMicrosecond("UTC"), same(1_733_000_000_000_000n)),
+      d: A.makeVector(new Float64Array(n).fill(-0)),
+      i: int64s(new A.Int64(), onceDifferent),
+    });
+    expect(isFlatWritable(table)).toBe(true);
+    const bytes = writeFlatParquet(table, "test");
+    // `at` and `d` take a few bytes each; `i` (8 bytes a row) is most of the file.
+    expect(bytes.length).toBeGreaterThan(8 * n);
+    expect(bytes.length).toBeLessThan(8 * n + 4096);
+    const back = await decodeParquet(bytes);
+    expect(rows(back)).toEqual(rows(table));
+    expect(Object.is(back.getChild("d")!.get(n - 1), -0)).toBe(true);
+  });
+
   it("is what encodeParquet uses for an uncompressed Avro-stream table", async () => {
     const sink = ava.avro.memorySink();
     const w = ava.avro.createWriter(sink);
