@@ -49,6 +49,19 @@ describe("snappy", () => {
     expect(snappyCompress(twice).length).toBeLessThan(data.length * 1.1);
   });
 
+  it('"small" takes the short matches "fast" passes over: smaller, and the same bytes back', () => {
+    const bytes: number[] = [];
+    for (let i = 0; i < 5_000; i++) {
+      let v = (1_700_000_000_000n + BigInt(i)) * 1_000_000n * 2n;
+      for (; v >= 0x80n; v >>= 7n) bytes.push(Number(v & 0x7fn) | 0x80);
+      bytes.push(Number(v));
+    }
+    const data = Uint8Array.from(bytes);
+    const small = snappyCompress(data, undefined, "small");
+    expect(snappyDecompress(small, data.length)).toEqual(data);
+    expect(small.length).toBeLessThan(snappyCompress(data, undefined, "fast").length * 0.9);
+  });
+
   it("decodes a hand-made stream with a literal and an overlapping copy", () => {
     // length 7; literal "ab"; copy len 5 offset 2 (type 1: len 4 + 1) -> "abababa"
     const stream = Uint8Array.of(7, (2 - 1) << 2, 0x61, 0x62, (1 << 2) | 1, 2);

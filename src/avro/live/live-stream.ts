@@ -17,6 +17,7 @@ import type { Storage } from "../../storage/types.js";
 import { checkName } from "../../util/names.js";
 import { ulid } from "../../util/ids.js";
 import type { AvroCodec } from "../codecs.js";
+import type { SnappyMode } from "../snappy.js";
 import type { StreamValue, Timestamp, TimestampUnit } from "../values.js";
 import { type AvroStreamWriter, createWriter, memorySink } from "../writer.js";
 import { checkLiveOptions } from "./live-options.js";
@@ -53,6 +54,8 @@ export interface LiveStreamOptions {
   maxDelayMs?: number;
   /** Block codec of each batch file. Default "snappy". */
   codec?: AvroCodec;
+  /** How snappy batches are compressed: "fast" (default) or "small" (createWriter's `snappy`). */
+  snappy?: SnappyMode;
   timestampUnit?: TimestampUnit;
   /** First retry delay, doubled on each failure up to `maxBackoffMs`. Defaults 100 ms and 30 s. */
   backoffMs?: number;
@@ -257,10 +260,11 @@ export class LiveStream extends EventTarget {
   }
 
   #newWriter(): AvroStreamWriter {
-    const { codec = "snappy", timestampUnit, maxBatchPoints } = this.#options;
+    const { codec = "snappy", snappy = "fast", timestampUnit, maxBatchPoints } = this.#options;
     // The batch is cut here, not by the writer: its own size and time flushes are kept out of the way.
     return createWriter(this.#sink, {
       codec,
+      snappy,
       maxBatchPoints: Math.max(maxBatchPoints, 1),
       maxDelayMs: 2 ** 31 - 1,
       ...(timestampUnit && { timestampUnit }),
