@@ -25,6 +25,7 @@ import { checkPolicy, defaultOutboxBytes, Outbox, type OutboxPolicy } from "./ou
 import { OutboxSender } from "./outbox-sender.js";
 import { senderLock } from "./sender-lock.js";
 import { nominalTransport } from "./nominal-transport.js";
+import type { NodeTls } from "./node-http-post.js";
 import { avroTransport, type LiveBatch, type Transport } from "./transport.js";
 
 /** A batch file no catalog entry names, this old, was left by a writer that died before committing it. */
@@ -48,6 +49,12 @@ export interface LiveStreamOptions {
   headers?: Record<string, string>;
   /** The "avro" transport abandons (and retries) a request this slow. Default 30 s. */
   requestTimeoutMs?: number;
+  /**
+   * https in Node: `{ ca }`, PEM certificates to trust besides Node's own (a private CA, a self-signed
+   * server). A server whose certificate is not trusted fails each send with an IO_ERROR saying so (the
+   * batch stays in the outbox). Refused in a browser, which trusts what its system trusts.
+   */
+  tls?: NodeTls;
   /** Points a batch. Default 250,000 (nominal-streaming's request). */
   maxBatchPoints?: number;
   /** Longest a point waits before its batch is sent. Default 100 ms. */
@@ -542,8 +549,9 @@ function transportOf(options: LiveStreamOptions): Transport {
     throw new AvaError("INVALID_ARGUMENT", `createLiveStream: the ${transport} transport needs a url`);
   const headers = { ...options.headers, ...(token !== undefined && { Authorization: `Bearer ${token}` }) };
   const timeout = options.requestTimeoutMs !== undefined && { timeoutMs: options.requestTimeoutMs };
-  if (transport === "avro") return avroTransport({ url, headers, ...timeout });
-  return nominalTransport({ url, datasetRid: datasetRid as string, headers, ...timeout });
+  const tls = options.tls !== undefined && { tls: options.tls };
+  if (transport === "avro") return avroTransport({ url, headers, ...timeout, ...tls });
+  return nominalTransport({ url, datasetRid: datasetRid as string, headers, ...timeout, ...tls });
 }
 
 export function createLiveStream(options: LiveStreamOptions): LiveStream {
