@@ -9,6 +9,17 @@ function random(seed: number) {
   };
 }
 
+/** Avro longs (zigzag varints) of 5,000 epoch-ns timestamps 1 ms apart: 4–7-byte matches every few bytes. */
+function timestampVarints(): number[] {
+  const bytes: number[] = [];
+  for (let i = 0; i < 5_000; i++) {
+    let v = (1_700_000_000_000n + BigInt(i)) * 1_000_000n * 2n;
+    for (; v >= 0x80n; v >>= 7n) bytes.push(Number(v & 0x7fn) | 0x80);
+    bytes.push(Number(v));
+  }
+  return bytes;
+}
+
 describe("snappy", () => {
   const rnd = random(7);
   const cases: [string, Uint8Array][] = [
@@ -32,14 +43,8 @@ describe("snappy", () => {
   });
 
   it("passes over matches shorter than 8 bytes (varint timestamps 1 ms apart) and round-trips them", () => {
-    // Avro longs (zigzag varints) of epoch-ns timestamps 1 ms apart: 4–7-byte matches every few bytes.
     // Taking them kept the matcher stepping byte by byte (100× slower); now they stay literals.
-    const bytes: number[] = [];
-    for (let i = 0; i < 5_000; i++) {
-      let v = (1_700_000_000_000n + BigInt(i)) * 1_000_000n * 2n;
-      for (; v >= 0x80n; v >>= 7n) bytes.push(Number(v & 0x7fn) | 0x80);
-      bytes.push(Number(v));
-    }
+    const bytes = timestampVarints();
     const data = Uint8Array.from(bytes);
     const packed = snappyCompress(data);
     expect(snappyDecompress(packed, data.length)).toEqual(data);
@@ -50,13 +55,7 @@ describe("snappy", () => {
   });
 
   it('"small" takes the short matches "fast" passes over: smaller, and the same bytes back', () => {
-    const bytes: number[] = [];
-    for (let i = 0; i < 5_000; i++) {
-      let v = (1_700_000_000_000n + BigInt(i)) * 1_000_000n * 2n;
-      for (; v >= 0x80n; v >>= 7n) bytes.push(Number(v & 0x7fn) | 0x80);
-      bytes.push(Number(v));
-    }
-    const data = Uint8Array.from(bytes);
+    const data = Uint8Array.from(timestampVarints());
     const small = snappyCompress(data, undefined, "small");
     expect(snappyDecompress(small, data.length)).toEqual(data);
     expect(small.length).toBeLessThan(snappyCompress(data, undefined, "fast").length * 0.9);
