@@ -90,8 +90,8 @@ const HASH_BITS = 14;
  * are mostly varint timestamps and doubles, where 4–7-byte matches come every few bytes (a timestamp's high
  * bytes repeat the previous one's), and taking each kept the matcher stepping byte by byte through the
  * block. Measured on a 250,000-point batch (50 random-walk channels, epoch-ns timestamps 1 ms apart,
- * 4.5 MB): "small" 29.5 ms to 0.888 of its size, "fast" 0.3 ms to 1.000. Runs of 8 bytes or more
- * (repeated values, zeros, text) are found either way.
+ * 4.5 MB; bench/snappy-modes.ts): "small" 48 ms to 0.887 of its size, "fast" 10 ms to 1.000. Runs of 8
+ * bytes or more (repeated values, zeros, text) are found either way.
  */
 export type SnappyMode = "fast" | "small";
 export const SNAPPY_MODES: readonly SnappyMode[] = ["fast", "small"];
