@@ -5,7 +5,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { memoryStorage, nodeStorage } from "../src/node.js";
-import { startServer } from "./live.js";
+import { removeTemps, startServer } from "./live.js";
 import { BATCH, liveRounds, streamTimed } from "./live-data.js";
 
 const rounds = Number(process.argv[2] ?? 20);
@@ -28,4 +28,5 @@ try {
   }
 } finally {
   await server.stop();
+  await removeTemps(); // the server's table folder
 }

@@ -3,7 +3,7 @@
 // node:http-floor case of `npm run bench -- live`. Prints the server's CPU per million points.
 // Usage: node --import tsx bench/profile-server.ts [rounds] [PROFILE_DIR] [ingest|discard]
 import { nodeHttpPost } from "../src/avro/live/node-http-post.js";
-import { startServer } from "./live.js";
+import { removeTemps, startServer } from "./live.js";
 import { BATCH, batchFiles, liveRounds } from "./live-data.js";
 
 const rounds = Number(process.argv[2] ?? 24);
@@ -35,4 +35,5 @@ try {
   }
 } finally {
   await server.stop();
+  await removeTemps(); // the server's table folder
 }
