@@ -2,20 +2,23 @@
 // 64-bit integers, timestamps, strings, dictionary strings, and list columns that are entirely null).
 // Through parquet-wasm a 250,000-point batch cost more than its Avro decoding three times over: an Arrow IPC
 // copy into wasm memory, its decoding there, level and dictionary building. Here the Arrow buffers already
-// are the pages: doubles and integers are copied as they are (PLAIN), dictionary indices are run-length
-// encoded (a channel's points are consecutive), and a null column is one run of levels. Pages are
-// uncompressed: telemetry doubles do not compress, and compaction rewrites small files with zstd through
-// parquet-wasm anyway. The Arrow schema travels in the footer (ARROW:schema), so readers get back the exact
+// are the pages: doubles are copied as they are (PLAIN), integers and timestamps without nulls are written
+// as differences (DELTA_BINARY_PACKED: a timestamp column shrinks from 8 bytes a row to a few bytes a block),
+// a column of one value as a one-entry dictionary, dictionary indices are run-length encoded (a channel's
+// points are consecutive), and a null column is one run of levels. Pages are uncompressed: telemetry
+// doubles do not compress (a 250,000-point batch's file: 1.95 MiB here, 1.83 MiB with zstd), and
+// compaction rewrites small files with zstd through parquet-wasm anyway. The Arrow schema travels in the footer (ARROW:schema), so readers get back the exact
 // types — dictionaries, time zones, field metadata.
 import * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
 import { ByteSink } from "./byte-sink.js";
+import { deltaBinaryPacked } from "./delta-binary-packed.js";
 import { ThriftWriter } from "./thrift-compact.js";
 import { getOrCreate } from "../util/get-or-create.js";
 
 const PHYSICAL = { INT64: 2, DOUBLE: 5, BYTE_ARRAY: 6 } as const;
 const REPETITION = { REQUIRED: 0, OPTIONAL: 1, REPEATED: 2 } as const;
-const ENCODING = { PLAIN: 0, RLE: 3, RLE_DICTIONARY: 8 } as const;
+const ENCODING = { PLAIN: 0, RLE: 3, DELTA_BINARY_PACKED: 5, RLE_DICTIONARY: 8 } as const;
 const PAGE = { DATA: 0, DICTIONARY: 2 } as const;
 const FIELD_ID = "PARQUET:field_id";
 const CONVERTED = { UTF8: 0, LIST: 3, TIMESTAMP_MILLIS: 9, TIMESTAMP_MICROS: 10 } as const;
@@ -155,7 +158,14 @@ function writeChunk(out: ByteSink, field: A.Field, kind: Kind, data: A.Data): Ch
       rleRun(indices, n, 0, 1);
       values = indices.bytes();
       encoding = ENCODING.RLE_DICTIONARY;
-    } else values = plainFixed(data, 8);
+    } else {
+      // Integers and timestamps without nulls as differences (a timestamp column: a few bytes a block of
+      // 128 rows instead of 8 bytes a row); doubles, and columns with nulls, PLAIN.
+      if (kind === "int64" && data.nullCount === 0) {
+        values = deltaBinaryPacked((data.values as BigInt64Array).subarray(0, n));
+        encoding = ENCODING.DELTA_BINARY_PACKED;
+      } else values = plainFixed(data, 8);
+    }
   }
   const dataPageOffset = out.length;
   const size = levels.length + values.length;
@@ -171,7 +181,7 @@ function writeChunk(out: ByteSink, field: A.Field, kind: Kind, data: A.Data): Ch
     encodings:
       encoding === ENCODING.RLE_DICTIONARY
         ? [ENCODING.PLAIN, ENCODING.RLE, ENCODING.RLE_DICTIONARY]
-        : [ENCODING.PLAIN, ENCODING.RLE],
+        : [encoding, ENCODING.RLE],
     numValues: n,
     size: out.length - start,
     dataPageOffset,
