@@ -2,6 +2,8 @@
 export { AvaError, type AvaErrorCode, isAvaError } from "./errors.js";
 export { type AvroCodec, type AvroReadCodec, CODECS, READ_CODECS } from "./avro/codecs.js";
 export { type EncodeOptions, encodeAvroStream } from "./avro/encode.js";
+export type { SnappyMode } from "./avro/snappy.js";
+export type { NodeTls } from "./avro/live/node-http-post.js";
 export {
   type AvroSource,
   type AvroStreamFile,

@@ -5,7 +5,7 @@
 import { AvaError } from "../errors.js";
 import { readAtMost } from "../util/bytes.js";
 import { crc32 } from "./crc32.js";
-import { SnappyError, snappyCompress, snappyDecompress } from "./snappy.js";
+import { SNAPPY_MODES, SnappyError, type SnappyMode, snappyCompress, snappyDecompress } from "./snappy.js";
 import { unzstd } from "./zstd.js";
 
 /** The codecs files are written with. */
@@ -23,6 +23,15 @@ export function checkCodec(name: string, at: string): AvroCodec {
   throw new AvaError(
     "INVALID_ARGUMENT",
     `${at}: codec ${JSON.stringify(name)} is not supported for writing${readOnly} (supported: ${CODECS.join(", ")})`,
+  );
+}
+
+/** How snappy blocks are compressed ("fast" or "small", snappy.ts); anything else is INVALID_ARGUMENT. */
+export function checkSnappyMode(mode: string, at: string): SnappyMode {
+  if ((SNAPPY_MODES as readonly string[]).includes(mode)) return mode as SnappyMode;
+  throw new AvaError(
+    "INVALID_ARGUMENT",
+    `${at}: snappy ${JSON.stringify(mode)} is not a snappy mode (${SNAPPY_MODES.join(" or ")})`,
   );
 }
 
@@ -45,17 +54,19 @@ async function pipe(
 
 /**
  * A block's bytes, compressed. `into(n)` may supply the snappy output buffer (a writer that copies each
- * block out at once reuses one); the result is then a view of it, valid until the next call.
+ * block out at once reuses one); the result is then a view of it, valid until the next call. `snappy`: how
+ * hard a snappy block looks for matches.
  */
 export async function compress(
   codec: AvroCodec,
   data: Uint8Array,
   into: (n: number) => Uint8Array = (n) => new Uint8Array(n),
+  snappy: SnappyMode = "fast",
 ): Promise<Uint8Array> {
   if (codec === "null") return data;
   if (codec === "snappy") {
     // Room for the CRC after the largest compressed size, so the block is one view of one buffer.
-    const body = snappyCompress(data, (n) => into(n + 4));
+    const body = snappyCompress(data, (n) => into(n + 4), snappy);
     const out = new Uint8Array(body.buffer, body.byteOffset, body.length + 4);
     new DataView(out.buffer, out.byteOffset).setUint32(body.length, crc32(data), false);
     return out;

@@ -2,7 +2,8 @@
 // compressed with the chosen codec. One block encoder serves both `encodeAvroStream` (a whole file in one
 // buffer) and the streaming writer (`createWriter`, one pooled buffer per block).
 import { ByteWriter } from "./binary.js";
-import { type AvroCodec, checkCodec, compress } from "./codecs.js";
+import { type AvroCodec, checkCodec, checkSnappyMode, compress } from "./codecs.js";
+import type { SnappyMode } from "./snappy.js";
 import { BLOCK_HEAD_MAX, blockHead, blockParts, encodeHeader } from "./container.js";
 import { type AvroStreamRecord, writeRecord } from "./record.js";
 import { AVRO_STREAM_SCHEMA_TEXT, SEED_BRANCH, type ValueKind } from "./schema.js";
@@ -12,6 +13,8 @@ export interface EncodeOptions {
   codec?: AvroCodec;
   /** Records per block. Default 64. */
   recordsPerBlock?: number;
+  /** Snappy blocks: "fast" (default) or "small" — see WriterOptions.snappy. */
+  snappy?: SnappyMode;
 }
 
 const branchOf = (kind: ValueKind) => SEED_BRANCH[kind];
@@ -42,6 +45,7 @@ export class BlockEncoder {
     public out: ByteWriter = new ByteWriter(1 << 16),
     /** The expected size of a block's records before compression (growing would copy them, page by page). */
     recordsCapacity = 1 << 16,
+    readonly snappy: SnappyMode = "fast",
   ) {
     this.#records = codec === "null" ? undefined : new ByteWriter(recordsCapacity);
   }
@@ -88,7 +92,7 @@ export class BlockEncoder {
       for (const part of blockParts(count, data, this.sync)) this.out.raw(part);
       records.reset();
     };
-    return compress(this.codec, records.view(), (n) => this.#scratch.take(n)).then(append);
+    return compress(this.codec, records.view(), (n) => this.#scratch.take(n), this.snappy).then(append);
   }
 }
 
@@ -108,13 +112,14 @@ function sizeHint(records: Iterable<AvroStreamRecord>): number {
 /** The whole file in one buffer. The result may be a view into a larger buffer. */
 export async function encodeAvroStream(
   records: Iterable<AvroStreamRecord>,
-  { codec = "null", recordsPerBlock = 64 }: EncodeOptions = {},
+  { codec = "null", recordsPerBlock = 64, snappy = "fast" }: EncodeOptions = {},
 ): Promise<Uint8Array> {
   checkCodec(codec, "encodeAvroStream's codec");
+  checkSnappyMode(snappy, "encodeAvroStream");
   const sync = crypto.getRandomValues(new Uint8Array(16));
   const out = new ByteWriter(codec === "null" ? sizeHint(records) : 1 << 16);
   out.raw(streamHeader(codec, sync));
-  const blocks = new BlockEncoder(codec, sync, out);
+  const blocks = new BlockEncoder(codec, sync, out, 1 << 16, snappy);
   for (const rec of records) {
     blocks.add(rec);
     if (blocks.count >= recordsPerBlock) await blocks.end();

@@ -4,6 +4,7 @@
 // bounded batch at a time.
 import * as A from "apache-arrow";
 import { allNull } from "../util/arrow-columns.js";
+import { ColumnMemory } from "../util/column-memory.js";
 import type { AvroStreamRecord, AvroValue } from "./record.js";
 
 /** Points per record batch; a longer record is a batch of its own. */
@@ -14,6 +15,8 @@ export interface BatchOptions {
   mapTime: ((ns: BigInt64Array) => void) | undefined;
   /** Tags for keys a record does not set. */
   fill: Record<string, string>;
+  /** Where the columns' buffers come from (default: new ones), for a caller that reuses them. */
+  memory?: ColumnMemory;
 }
 
 /** Kinds other than double and long are rare in telemetry: their columns are built only when present. */
@@ -47,8 +50,8 @@ class DictionaryColumn {
   readonly #values: string[] = [];
   readonly #ids = new Map<string, number>();
 
-  constructor(capacity: number) {
-    this.indices = new Int32Array(capacity);
+  constructor(capacity: number, memory: ColumnMemory) {
+    this.indices = new Int32Array(memory.take(4 * capacity), 0, capacity);
   }
 
   /** Rows [row, row + n) hold `value`. */
@@ -88,12 +91,16 @@ class OpenBatch {
   records = 0;
   readonly others: [row: number, point: AvroValue][] = [];
 
-  constructor(readonly capacity: number) {
-    this.ns = new BigInt64Array(capacity);
-    this.doubles = new Float64Array(capacity);
-    this.isDouble = new Uint8Array(Math.ceil(capacity / 8));
-    this.channels = new DictionaryColumn(capacity);
-    this.tags = new DictionaryColumn(capacity);
+  constructor(
+    readonly capacity: number,
+    memory: ColumnMemory,
+  ) {
+    this.ns = new BigInt64Array(memory.take(8 * capacity), 0, capacity);
+    this.doubles = new Float64Array(memory.take(8 * capacity), 0, capacity);
+    const bitmap = Math.ceil(capacity / 8);
+    this.isDouble = new Uint8Array(memory.take(bitmap, true), 0, bitmap);
+    this.channels = new DictionaryColumn(capacity, memory);
+    this.tags = new DictionaryColumn(capacity, memory);
   }
 
   add(rec: AvroStreamRecord, { mapTime, fill }: BatchOptions): void {
@@ -193,18 +200,21 @@ class OpenBatch {
 /** Copies records into batches of about BATCH_POINTS points; `add` and `finish` give the closed batches. */
 export class LongBatchBuilder {
   #open: OpenBatch | undefined;
+  readonly #memory: ColumnMemory;
 
   constructor(
     private readonly schema: A.Schema,
     private readonly options: BatchOptions,
-  ) {}
+  ) {
+    this.#memory = options.memory ?? new ColumnMemory();
+  }
 
   /** Adds a record (copied now: its arrays may be reused afterwards); returns the batch it closed, if any. */
   add(rec: AvroStreamRecord): A.RecordBatch | undefined {
     const n = rec.timestamps.length;
     let closed: A.RecordBatch | undefined;
     if (this.#open && this.#open.rows + n > this.#open.capacity) closed = this.finish();
-    this.#open ??= new OpenBatch(Math.max(BATCH_POINTS, n));
+    this.#open ??= new OpenBatch(Math.max(BATCH_POINTS, n), this.#memory);
     this.#open.add(rec, this.options);
     return closed;
   }

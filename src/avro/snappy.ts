@@ -85,14 +85,17 @@ export function snappyDecompress(
 const HASH_BITS = 14;
 
 /**
- * Shorter matches are passed over as misses. Telemetry blocks are mostly varint timestamps and doubles, where
- * 4–7-byte matches come every few bytes (a timestamp's high bytes repeat the previous one's): taking each
- * kept the matcher stepping byte by byte through the block. Measured on a 250,000-point batch (50
- * random-walk channels, epoch-ns timestamps 1 ms apart, 4.5 MB): 29.5 ms to compress it to 0.888 of its
- * size with them, 0.3 ms to 1.000 without — the sender's largest cost for 11% fewer bytes, which a live
- * stream on a fast link does not need. Runs of 8 bytes or more (repeated values, zeros, text) are still found.
+ * How hard the encoder looks for matches: the shortest match it takes. "small" takes every match of 4 bytes
+ * or more, as snappy itself does. "fast" passes over matches shorter than 8 bytes as misses: telemetry blocks
+ * are mostly varint timestamps and doubles, where 4–7-byte matches come every few bytes (a timestamp's high
+ * bytes repeat the previous one's), and taking each kept the matcher stepping byte by byte through the
+ * block. Measured on a 250,000-point batch (50 random-walk channels, epoch-ns timestamps 1 ms apart,
+ * 4.5 MB; bench/snappy-modes.ts): "small" 48 ms to 0.887 of its size, "fast" 10 ms to 1.000. Runs of 8
+ * bytes or more (repeated values, zeros, text) are found either way.
  */
-const MIN_COPY = 8;
+export type SnappyMode = "fast" | "small";
+export const SNAPPY_MODES: readonly SnappyMode[] = ["fast", "small"];
+const MIN_COPY: Record<SnappyMode, number> = { fast: 8, small: 4 };
 
 /** The most a block of `n` bytes can take compressed (snappy's MaxCompressedLength). */
 function maxCompressedLength(n: number): number {
@@ -108,7 +111,9 @@ function maxCompressedLength(n: number): number {
 export function snappyCompress(
   input: Uint8Array,
   into: (n: number) => Uint8Array = (n) => new Uint8Array(n),
+  mode: SnappyMode = "fast",
 ): Uint8Array {
+  const minCopy = MIN_COPY[mode];
   const out = into(maxCompressedLength(input.length));
   let o = 0;
   for (let n = input.length; ; ) {
@@ -158,7 +163,7 @@ export function snappyCompress(
       len = 4;
       while (p + len < input.length && input[candidate + len] === input[p + len]) len++;
     }
-    if (len >= MIN_COPY) {
+    if (len >= minCopy) {
       literal(pending, p);
       copy(p - candidate, len);
       p += len;

@@ -5,6 +5,7 @@
 import * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
 import { AVA_TYPE } from "../schema/metadata.js";
+import type { ColumnMemory } from "../util/column-memory.js";
 import { LongBatchBuilder } from "./long-batch.js";
 import { type AvroSource, openAvroStream, type ReadOptions } from "./read.js";
 import type { AvroStreamRecord } from "./record.js";
@@ -62,10 +63,14 @@ function timestampMapper(type: TimestampType = "ns"): ((raw: BigInt64Array) => v
   };
 }
 
-function batchBuilder(options: Omit<ToArrowOptions, keyof ReadOptions>): LongBatchBuilder {
+function batchBuilder(
+  options: Omit<ToArrowOptions, keyof ReadOptions>,
+  memory?: ColumnMemory,
+): LongBatchBuilder {
   return new LongBatchBuilder(avroStreamArrowSchema, {
     mapTime: timestampMapper(options.timestampType),
     fill: options.tags ?? {},
+    ...(memory && { memory }),
   });
 }
 
@@ -87,7 +92,26 @@ export function recordsToArrow(
 
 /** Reads a whole Avro stream file into the long table, converting record by record as the blocks arrive. */
 export async function avroStreamToArrow(source: AvroSource, options: ToArrowOptions = {}): Promise<A.Table> {
-  const builder = batchBuilder(options); // a bad timestampType is refused before the file is read
+  return readLongTable(source, options, batchBuilder(options)); // a bad timestampType is refused first
+}
+
+/**
+ * `avroStreamToArrow` with its columns in buffers from `memory`: for a caller that writes the table and
+ * drops it, then gives the buffers back (`memory.release()`) to the next file's.
+ */
+export function avroStreamToArrowIn(
+  source: AvroSource,
+  options: ToArrowOptions,
+  memory: ColumnMemory,
+): Promise<A.Table> {
+  return readLongTable(source, options, batchBuilder(options, memory));
+}
+
+async function readLongTable(
+  source: AvroSource,
+  options: ReadOptions,
+  builder: LongBatchBuilder,
+): Promise<A.Table> {
   const batches: A.RecordBatch[] = [];
   // Each record is copied into the open batch at once, so the reader can decode every record into the
   // same buffers.

@@ -22,8 +22,8 @@ export interface IngestOptions extends Pick<ToArrowOptions, "tags" | "timestampT
   /**
    * Parquet compression of each batch's file. Default "uncompressed": the append is on the sender's path to
    * its acknowledgement, and an uncompressed file of flat columns is written in JS (parquet/flat-writer.ts)
-   * at several times the rate of zstd through wasm; telemetry doubles hardly compress, timestamps do (the
-   * file is about twice zstd's). Compaction (table maintenance) merges these small files and rewrites them
+   * at several times the rate of zstd through wasm; telemetry doubles hardly compress, and timestamps are
+   * written as differences (a 250,000-point batch: 1.95 MiB, against 1.83 MiB with zstd). Compaction (table maintenance) merges these small files and rewrites them
    * with zstd.
    */
   compression?: ParquetCompression;
@@ -75,8 +75,10 @@ export function ingestHandler(
         if (body.bytes.byteLength === 0)
           throw new AvaError("INVALID_ARGUMENT", "the request has no body: POST one Avro stream file");
         // The append copies what it keeps (records into Arrow columns): the body is done with once it settles.
+        // Only the receipt is answered: the columns' memory is reused by the next batch (keepRows: false).
         result = await table.appendAvroStream(body.bytes, {
           ...read,
+          keepRows: false,
           ...(key !== undefined && { idempotencyKey: key }),
         });
       } finally {

@@ -2,6 +2,7 @@
 // written, and which run, rerun, workflow and node wrote it. Outside a run only `_ava_updated_at` is set.
 import * as A from "apache-arrow";
 import { allNull, repeatedUtf8 } from "../util/arrow-columns.js";
+import { ColumnMemory } from "../util/column-memory.js";
 import { AVA_TYPE, fieldMeta } from "./metadata.js";
 
 export const PROVENANCE_PREFIX = "_ava_";
@@ -42,12 +43,29 @@ function constantUtf8(value: string | null | undefined, length: number): A.Data 
   return value === null || value === undefined ? allNull(new A.Utf8(), length) : repeatedUtf8(value, length);
 }
 
-function provenanceData(run: RunProvenance | undefined, updatedAt: bigint, length: number): A.Data[] {
+/** `length` copies of `value`: one written, then doubling copies (a bigint `fill` converts it per item). */
+function repeatedInt64(value: bigint, length: number, memory: ColumnMemory): BigInt64Array {
+  const out = new BigInt64Array(memory.take(8 * length), 0, length);
+  if (length > 0) out[0] = value;
+  for (let filled = 1; filled < length; ) {
+    const n = Math.min(filled, length - filled);
+    out.copyWithin(filled, 0, n);
+    filled += n;
+  }
+  return out;
+}
+
+function provenanceData(
+  run: RunProvenance | undefined,
+  updatedAt: bigint,
+  length: number,
+  memory: ColumnMemory,
+): A.Data[] {
   const time = A.makeData({
     type: PROVENANCE_FIELDS[0]!.type as A.TimestampMicrosecond,
     length,
     nullCount: 0,
-    data: new BigInt64Array(length).fill(updatedAt),
+    data: repeatedInt64(updatedAt, length, memory),
   });
   const values = [
     run?.runId,
@@ -67,16 +85,20 @@ export function storedSchema(user: A.Schema, rowLineage: boolean): A.Schema {
   return rowLineage ? new A.Schema([...user.fields, ...PROVENANCE_FIELDS]) : user;
 }
 
-/** Appends the provenance columns to rows that already fit the user schema. */
+/**
+ * Appends the provenance columns to rows that already fit the user schema; their buffers from `memory`
+ * (default: new ones).
+ */
 export function withProvenance(
   rows: A.Table,
   stored: A.Schema,
   run: RunProvenance | undefined,
   updatedAt: bigint,
+  memory = new ColumnMemory(),
 ): A.Table {
   const struct = new A.Struct(stored.fields);
   const batches = rows.batches.map((batch) => {
-    const children = [...batch.data.children, ...provenanceData(run, updatedAt, batch.numRows)];
+    const children = [...batch.data.children, ...provenanceData(run, updatedAt, batch.numRows, memory)];
     return new A.RecordBatch(
       stored,
       A.makeData({ type: struct, length: batch.numRows, nullCount: 0, children }),

@@ -20,20 +20,48 @@ export class AppendResult<Row> {
     readonly duplicate = false,
   ) {}
 
+  /** Set by `withoutRows`: how many rows were appended (`data` is then empty). */
+  #rowsNotKept: number | undefined;
+
+  /**
+   * This result without its rows (`data` empty, `toArrow()` and the like refuse): for an append whose rows
+   * live in memory that is reused afterwards (appendAvroStream with keepRows: false).
+   */
+  withoutRows(): AppendResult<Row> {
+    const result = new AppendResult<Row>(
+      this.table,
+      this.snapshot,
+      this.data.slice(0, 0),
+      this.zod,
+      this.duplicate,
+    );
+    result.#rowsNotKept = this.rowCount;
+    return result;
+  }
+
   get snapshotId(): string {
     return this.snapshot.id;
   }
 
   get rowCount(): number {
-    return this.data.numRows;
+    return this.#rowsNotKept ?? this.data.numRows;
   }
 
   toArrow(): A.Table {
-    return this.data;
+    return this.#kept();
   }
 
   toObjects(): Record<string, unknown>[] {
-    return toObjects(this.data);
+    return toObjects(this.#kept());
+  }
+
+  #kept(): A.Table {
+    if (this.#rowsNotKept !== undefined)
+      throw new AvaError(
+        "INVALID_ARGUMENT",
+        `the append to ${this.table} (snapshot ${this.snapshotId}) kept no rows (keepRows: false): read them back with a scan`,
+      );
+    return this.data;
   }
 
   /** Validated models; model tables only. */

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { encodeAvroStream, readAvroStream } from "../../src/avro.js";
+import { createWriter, encodeAvroStream, memorySink, readAvroStream } from "../../src/avro.js";
 import { interchange, legacyCompatible } from "../fixtures/avro/interchange.js";
 import { RECORDS } from "../shared/avro-records.js";
 
@@ -93,4 +93,36 @@ describe("Avro interop with Apache Avro", () => {
       });
     });
   }
+
+  it('Apache Avro Python reads createWriter\'s snappy files in both modes; "small" is the smaller on epoch-ns telemetry', async () => {
+    const bytes: Record<string, Uint8Array> = {};
+    for (const snappy of ["fast", "small"] as const) {
+      const sink = memorySink();
+      const w = createWriter(sink, { snappy });
+      // Epoch-ns timestamps 1 ms apart: short matches every few bytes, which only "small" takes.
+      const ts = BigInt64Array.from(
+        { length: 20_000 },
+        (_, i) => 1_757_500_000_000_000_000n + BigInt(i) * 1_000_000n,
+      );
+      for (let c = 0; c < 3; c++)
+        w.enqueueBatch(
+          `ch${c}`,
+          ts,
+          Float64Array.from({ length: ts.length }, (_, i) => Math.round(Math.sin(i / 100 + c) * 1e4) / 10),
+        );
+      await w.close();
+      bytes[snappy] = sink.bytes();
+      const path = join(dir, `writer-snappy-${snappy}.avro`);
+      await writeFile(path, bytes[snappy]);
+      const ours = await readAvroStream(bytes[snappy]);
+      expect(ours.map((r) => r.timestamps.length)).toEqual([20_000, 20_000, 20_000]);
+      expect(ours[2]!.timestamps).toEqual(ts);
+      const py = JSON.parse(
+        execFileSync(PYTHON, [SCRIPT, "read", path], { encoding: "utf8", maxBuffer: 256 * 2 ** 20 }),
+      );
+      expect(py.codec).toBe("snappy");
+      expect(py.records).toEqual(ours.map(interchange));
+    }
+    expect(bytes.small!.length).toBeLessThan(bytes.fast!.length * 0.95);
+  });
 });

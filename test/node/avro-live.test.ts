@@ -137,6 +137,11 @@ describe("createLiveStream, avro transport", () => {
       "INVALID_ARGUMENT",
       /transport/,
     );
+    await expectAvaError(
+      () => createLiveStream({ url: "http://x/", snappy: "tiny" as never }),
+      "INVALID_ARGUMENT",
+      /createLiveStream: snappy "tiny"/,
+    );
     // a refused point is refused by the stream as by the writer: nothing of it is sent
     const l2 = createLiveStream({ transport: async (b) => void got.push(b) });
     await expectAvaError(() => l2.enqueue("x", 1n, null as never), "INVALID_ARGUMENT", /nothing/);

@@ -194,6 +194,53 @@ describe("table.appendAvroStream", () => {
     ]);
   });
 
+  it("keepRows false: files decoded into reused memory each land exactly; the result keeps only its count", async () => {
+    // File A: doubles on every row (its validity bitmap all ones). File B, decoded into A's memory next:
+    // records alternate longs and doubles, so a bitmap left as A wrote it would show B's longs as doubles.
+    const file = (seed: number, mixed: boolean) =>
+      ava.avro.encodeAvroStream(
+        Array.from({ length: 80 }, (_, r) => {
+          const ts = BigInt64Array.from({ length: 1000 }, (_, i) => BigInt(seed * 1e6 + r * 1000 + i));
+          return mixed && r % 2 === 1
+            ? {
+                channel: `b${r % 3}`,
+                timestamps: ts,
+                values: { kind: "long" as const, values: ts },
+                tags: {},
+              }
+            : {
+                channel: `c${r % 5}`,
+                tags: { seed: String(seed) },
+                timestamps: ts,
+                values: {
+                  kind: "double" as const,
+                  values: Float64Array.from({ length: 1000 }, (_, i) => seed + r + i / 1000),
+                },
+              };
+        }),
+        { codec: "snappy" },
+      );
+    const [a, b, c] = await Promise.all([file(1, false), file(2, true), file(3, false)]);
+    const ns = await Telemetry.open({ storage: ava.memoryStorage() });
+    await ns.push();
+    const options = { keepRows: false, compression: "uncompressed" } as const;
+    const first = await ns.points.appendAvroStream(a, { ...options, idempotencyKey: "a" });
+    expect(first.rowCount).toBe(80_000);
+    await expectAvaError(() => first.toArrow(), "INVALID_ARGUMENT", /keepRows/);
+    await expectAvaError(() => first.toObjects(), "INVALID_ARGUMENT", /keepRows/);
+    await expectAvaError(ns.points.appendAvroStream(b.subarray(0, b.length - 100), options), "AVRO_CORRUPT");
+    expect((await ns.points.appendAvroStream(b, { ...options, idempotencyKey: "b" })).rowCount).toBe(80_000);
+    const again = await ns.points.appendAvroStream(a, { ...options, idempotencyKey: "a" });
+    expect([again.duplicate, again.rowCount, again.snapshotId]).toEqual([true, 80_000, first.snapshotId]);
+    await ns.points.appendAvroStream(c, { keepRows: false, compression: "zstd" });
+    const expected = [a, b, c].map((f) => ava.avro.avroStreamToArrow(f));
+    const want = new A.Table((await Promise.all(expected)).flatMap((t) => t.batches));
+    const back = await ns.points.read();
+    expect(back.numRows).toBe(240_000);
+    for (const name of ["channel", "timestamp", "tags", "double", "long"])
+      expect(columnValues(back, name)).toEqual(columnValues(want, name));
+  });
+
   it("refuses a damaged file whole: nothing is written", async () => {
     const ns = await Telemetry.open({ storage: ava.memoryStorage() });
     await ns.push();

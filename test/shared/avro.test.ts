@@ -402,6 +402,12 @@ describe("zstandard files (read, not written)", () => {
     expect(() => createWriter(sink, { codec: "lzo" as never })).toThrow(
       /codec "lzo" is not supported for writing/,
     );
+    await expectAvaError(() => createWriter(sink, { snappy: "best" as never }), "INVALID_ARGUMENT", /"best"/);
+    await expectAvaError(
+      encodeAvroStream(RECORDS, { codec: "snappy", snappy: "max" as never }),
+      "INVALID_ARGUMENT",
+      /fast or small/,
+    );
     expect(sink.bytes()).toHaveLength(0);
   });
 });

@@ -115,6 +115,74 @@ describe("flat Parquet writer", () => {
     );
   });
 
+  it("writes a column of one value as a one-entry dictionary, read back exactly; a varying one with a null stays plain", async () => {
+    const n = 10_000;
+    const same = (v: bigint) => Array.from({ length: n }, () => v);
+    const withNull: (bigint | null)[] = Array.from({ length: n }, (_, i) => BigInt(i * 7919));
+    withNull[3] = null; // a column with nulls is written PLAIN
+    const table = new A.Table({
+      at: int64s(new A.TimestampMicrosecond("UTC"), same(1_733_000_000_000_000n)),
+      d: A.makeVector(new Float64Array(n).fill(-0)),
+      i: int64s(new A.Int64(), withNull),
+    });
+    expect(isFlatWritable(table)).toBe(true);
+    const bytes = writeFlatParquet(table, "test");
+    // `at` and `d` take a few bytes each; `i` (8 bytes a row but one) is most of the file.
+    expect(bytes.length).toBeGreaterThan(8 * (n - 1));
+    expect(bytes.length).toBeLessThan(8 * n + 4096);
+    const back = await decodeParquet(bytes);
+    expect(rows(back)).toEqual(rows(table));
+    expect(Object.is(back.getChild("d")!.get(n - 1), -0)).toBe(true);
+  });
+
+  it("writes integer and timestamp columns as deltas, narrow and wide steps alike, read back exactly at any length", async () => {
+    const T0 = 1_757_500_000_000_000_000n;
+    for (const n of [2, 3, 33, 128, 129, 160, 1000, 4099]) {
+      const walk = (step: (i: number) => bigint) => {
+        const out: bigint[] = [T0];
+        for (let i = 1; i < n; i++) out.push(out[i - 1]! + step(i));
+        return out;
+      };
+      const table = new A.Table({
+        regular: int64s(
+          new A.TimestampNanosecond("UTC"),
+          walk(() => 1_000_000n),
+        ),
+        jitter: int64s(
+          new A.TimestampNanosecond("UTC"),
+          walk((i) => BigInt(((i * 7919 * 7919) % 2_000_001) - 1_000_000)),
+        ),
+        // the widest steps a signed 32-bit difference holds, both ways, and small ones between
+        edges: int64s(
+          new A.Int64(),
+          walk((i) => [-(2n ** 31n), 2n ** 31n - 1n, 3n, 0n][i % 4]!),
+        ),
+        negative: int64s(
+          new A.Int64(),
+          walk((i) => -BigInt(i) * 977n),
+        ),
+        // series after series, each starting over (as in the long table): steps beyond 32 bits now and then
+        restarts: int64s(
+          new A.TimestampNanosecond("UTC"),
+          walk((i) => (i % 50 === 0 ? -49n * 1_000_000_000n : 1_000_000_000n)),
+        ),
+        // steps of up to 2^63 - 1 either way (from one end of the int64 range to the middle and back)
+        wide: int64s(
+          new A.Int64(),
+          walk((i) => (i % 2 ? -(2n ** 62n) - 5n : 2n ** 62n + 5n)),
+        ),
+        // from the smallest int64 to the largest and back: steps that wrap around (a step of -1, then 1)
+        extremes: int64s(
+          new A.Int64(),
+          Array.from({ length: n }, (_, i) => (i % 2 ? 2n ** 63n - 1n : -(2n ** 63n))),
+        ),
+      });
+      const bytes = writeFlatParquet(table, "test");
+      expect(rows(await decodeParquet(bytes))).toEqual(rows(table));
+      if (n === 4099) expect(bytes.length).toBeLessThan(8 * n * 3); // seven columns, in less room than three PLAIN
+    }
+  });
+
   it("is what encodeParquet uses for an uncompressed Avro-stream table", async () => {
     const sink = ava.avro.memorySink();
     const w = ava.avro.createWriter(sink);

@@ -9,6 +9,17 @@ function random(seed: number) {
   };
 }
 
+/** Avro longs (zigzag varints) of 5,000 epoch-ns timestamps 1 ms apart: 4–7-byte matches every few bytes. */
+function timestampVarints(): number[] {
+  const bytes: number[] = [];
+  for (let i = 0; i < 5_000; i++) {
+    let v = (1_700_000_000_000n + BigInt(i)) * 1_000_000n * 2n;
+    for (; v >= 0x80n; v >>= 7n) bytes.push(Number(v & 0x7fn) | 0x80);
+    bytes.push(Number(v));
+  }
+  return bytes;
+}
+
 describe("snappy", () => {
   const rnd = random(7);
   const cases: [string, Uint8Array][] = [
@@ -32,14 +43,8 @@ describe("snappy", () => {
   });
 
   it("passes over matches shorter than 8 bytes (varint timestamps 1 ms apart) and round-trips them", () => {
-    // Avro longs (zigzag varints) of epoch-ns timestamps 1 ms apart: 4–7-byte matches every few bytes.
     // Taking them kept the matcher stepping byte by byte (100× slower); now they stay literals.
-    const bytes: number[] = [];
-    for (let i = 0; i < 5_000; i++) {
-      let v = (1_700_000_000_000n + BigInt(i)) * 1_000_000n * 2n;
-      for (; v >= 0x80n; v >>= 7n) bytes.push(Number(v & 0x7fn) | 0x80);
-      bytes.push(Number(v));
-    }
+    const bytes = timestampVarints();
     const data = Uint8Array.from(bytes);
     const packed = snappyCompress(data);
     expect(snappyDecompress(packed, data.length)).toEqual(data);
@@ -47,6 +52,13 @@ describe("snappy", () => {
     // Long matches are still taken: the same timestamps twice over (45 KB apart) compress by about half.
     const twice = Uint8Array.from([...bytes, ...bytes]);
     expect(snappyCompress(twice).length).toBeLessThan(data.length * 1.1);
+  });
+
+  it('"small" takes the short matches "fast" passes over: smaller, and the same bytes back', () => {
+    const data = Uint8Array.from(timestampVarints());
+    const small = snappyCompress(data, undefined, "small");
+    expect(snappyDecompress(small, data.length)).toEqual(data);
+    expect(small.length).toBeLessThan(snappyCompress(data, undefined, "fast").length * 0.9);
   });
 
   it("decodes a hand-made stream with a literal and an overlapping copy", () => {

@@ -1,7 +1,8 @@
 // The numeric and storage options of createLiveStream, checked at once with their defaults filled in: a
 // wrong one is INVALID_ARGUMENT naming the option, before anything is sent or stored.
 import { AvaError, describeValue } from "../../errors.js";
-import type { AvroCodec } from "../codecs.js";
+import { type AvroCodec, checkSnappyMode } from "../codecs.js";
+import type { SnappyMode } from "../snappy.js";
 import type { TimestampUnit } from "../values.js";
 import type { LiveStreamOptions } from "./live-stream.js";
 
@@ -14,6 +15,7 @@ export interface CheckedLiveOptions {
   maxInFlight: number;
   leaseMs: number;
   codec?: AvroCodec;
+  snappy?: SnappyMode;
   timestampUnit?: TimestampUnit;
 }
 
@@ -69,6 +71,7 @@ export function checkLiveOptions(options: LiveStreamOptions): CheckedLiveOptions
     maxInFlight: positive("maxInFlight", options.maxInFlight, DEFAULT_IN_FLIGHT, true),
     leaseMs: positive("leaseMs", options.leaseMs, 10_000),
     ...(options.codec !== undefined && { codec: options.codec }),
+    ...(options.snappy !== undefined && { snappy: checkSnappyMode(options.snappy, "createLiveStream") }),
     ...(options.timestampUnit !== undefined && { timestampUnit: options.timestampUnit }),
   };
 }

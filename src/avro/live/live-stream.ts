@@ -17,6 +17,7 @@ import type { Storage } from "../../storage/types.js";
 import { checkName } from "../../util/names.js";
 import { ulid } from "../../util/ids.js";
 import type { AvroCodec } from "../codecs.js";
+import type { SnappyMode } from "../snappy.js";
 import type { StreamValue, Timestamp, TimestampUnit } from "../values.js";
 import { type AvroStreamWriter, createWriter, memorySink } from "../writer.js";
 import { checkLiveOptions } from "./live-options.js";
@@ -24,6 +25,7 @@ import { checkPolicy, defaultOutboxBytes, Outbox, type OutboxPolicy } from "./ou
 import { OutboxSender } from "./outbox-sender.js";
 import { senderLock } from "./sender-lock.js";
 import { nominalTransport } from "./nominal-transport.js";
+import type { NodeTls } from "./node-http-post.js";
 import { avroTransport, type LiveBatch, type Transport } from "./transport.js";
 
 /** A batch file no catalog entry names, this old, was left by a writer that died before committing it. */
@@ -47,12 +49,20 @@ export interface LiveStreamOptions {
   headers?: Record<string, string>;
   /** The "avro" transport abandons (and retries) a request this slow. Default 30 s. */
   requestTimeoutMs?: number;
+  /**
+   * https in Node: `{ ca }`, PEM certificates to trust besides Node's own (a private CA, a self-signed
+   * server). A server whose certificate is not trusted fails each send with an IO_ERROR saying so (the
+   * batch stays in the outbox). Refused in a browser, which trusts what its system trusts.
+   */
+  tls?: NodeTls;
   /** Points a batch. Default 250,000 (nominal-streaming's request). */
   maxBatchPoints?: number;
   /** Longest a point waits before its batch is sent. Default 100 ms. */
   maxDelayMs?: number;
   /** Block codec of each batch file. Default "snappy". */
   codec?: AvroCodec;
+  /** How snappy batches are compressed: "fast" (default) or "small" (createWriter's `snappy`). */
+  snappy?: SnappyMode;
   timestampUnit?: TimestampUnit;
   /** First retry delay, doubled on each failure up to `maxBackoffMs`. Defaults 100 ms and 30 s. */
   backoffMs?: number;
@@ -257,10 +267,11 @@ export class LiveStream extends EventTarget {
   }
 
   #newWriter(): AvroStreamWriter {
-    const { codec = "snappy", timestampUnit, maxBatchPoints } = this.#options;
+    const { codec = "snappy", snappy = "fast", timestampUnit, maxBatchPoints } = this.#options;
     // The batch is cut here, not by the writer: its own size and time flushes are kept out of the way.
     return createWriter(this.#sink, {
       codec,
+      snappy,
       maxBatchPoints: Math.max(maxBatchPoints, 1),
       maxDelayMs: 2 ** 31 - 1,
       ...(timestampUnit && { timestampUnit }),
@@ -538,8 +549,9 @@ function transportOf(options: LiveStreamOptions): Transport {
     throw new AvaError("INVALID_ARGUMENT", `createLiveStream: the ${transport} transport needs a url`);
   const headers = { ...options.headers, ...(token !== undefined && { Authorization: `Bearer ${token}` }) };
   const timeout = options.requestTimeoutMs !== undefined && { timeoutMs: options.requestTimeoutMs };
-  if (transport === "avro") return avroTransport({ url, headers, ...timeout });
-  return nominalTransport({ url, datasetRid: datasetRid as string, headers, ...timeout });
+  const tls = options.tls !== undefined && { tls: options.tls };
+  if (transport === "avro") return avroTransport({ url, headers, ...timeout, ...tls });
+  return nominalTransport({ url, datasetRid: datasetRid as string, headers, ...timeout, ...tls });
 }
 
 export function createLiveStream(options: LiveStreamOptions): LiveStream {

@@ -8,6 +8,7 @@ import { AvaError } from "../../errors.js";
 import { readAvroStream } from "../read.js";
 import { encodeWriteRequest } from "./nominal-request.js";
 import { snappyFrame } from "./snappy-framed.js";
+import { checkTls, type NodeTls } from "./node-http-post.js";
 import { httpUrl, postBatch, type Transport } from "./transport.js";
 
 export interface NominalTransportOptions {
@@ -21,10 +22,13 @@ export interface NominalTransportOptions {
   /** Snappy-framed bodies (`Content-Encoding: x-snappy-framed`), as the Rust client sends. Default true. */
   compress?: boolean;
   timeoutMs?: number;
+  /** https in Node: certificates to trust besides Node's own (see AvroTransportOptions.tls). */
+  tls?: NodeTls;
 }
 
 export function nominalTransport(options: NominalTransportOptions): Transport {
   const { datasetRid, token, headers = {}, compress = true, timeoutMs = 30_000 } = options;
+  const tls = checkTls(options.tls, "the nominal transport");
   if (typeof datasetRid !== "string" || !/^[\w.:-]+$/.test(datasetRid))
     throw new AvaError(
       "INVALID_ARGUMENT",
@@ -44,6 +48,6 @@ export function nominalTransport(options: NominalTransportOptions): Transport {
   return async (batch, signal) => {
     const request = encodeWriteRequest(await readAvroStream(batch.bytes));
     const body = compress ? snappyFrame(request) : request;
-    await postBatch(target, batch, body, { ...sent, "Idempotency-Key": batch.id }, signal, timeoutMs);
+    await postBatch(target, batch, body, { ...sent, "Idempotency-Key": batch.id }, signal, timeoutMs, tls);
   };
 }

@@ -3,7 +3,14 @@
 // UNAVAILABLE AvaError, or any error that is not an AvaError (a network failure), is worth retrying; any
 // other AvaError means the server refused the batch itself and retrying cannot help.
 import { AvaError, isAvaError } from "../../errors.js";
-import { hasNodeHttp, nodeHttpPost, type PostAnswer } from "./node-http-post.js";
+import {
+  checkTls,
+  describeFailure,
+  hasNodeHttp,
+  type NodeTls,
+  nodeHttpPost,
+  type PostAnswer,
+} from "./node-http-post.js";
 
 export interface LiveBatch {
   /** Unique and stable across retries: the idempotency key a server dedupes by. */
@@ -27,6 +34,8 @@ export interface AvroTransportOptions {
   headers?: Record<string, string>;
   /** A request that takes longer is abandoned and retried. Default 30 s. */
   timeoutMs?: number;
+  /** https in Node: certificates to trust besides Node's own (a private CA, a self-signed server). */
+  tls?: NodeTls;
 }
 
 /** Statuses that say "later", not "never". */
@@ -70,19 +79,19 @@ export async function postBatch(
   headers: Record<string, string>,
   signal: AbortSignal,
   timeoutMs: number,
+  tls?: NodeTls,
 ): Promise<void> {
   let answer: PostAnswer;
   try {
     const bounded = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
     answer = hasNodeHttp()
-      ? await nodeHttpPost(target, body, headers, bounded)
+      ? await nodeHttpPost(target, body, headers, bounded, tls)
       : await fetchPost(target, body, headers, bounded);
   } catch (cause) {
-    throw new AvaError(
-      "IO_ERROR",
-      `sending batch ${batch.id} to ${target.href}: ${(cause as Error).message}`,
-      { cause },
-    );
+    // Retried as any failure to connect (the batch stays in the outbox: a certificate put right resumes it).
+    throw new AvaError("IO_ERROR", `sending batch ${batch.id} to ${target.href}: ${describeFailure(cause)}`, {
+      cause,
+    });
   }
   const { status, text } = answer;
   if (status >= 200 && status < 300) return;
@@ -106,8 +115,14 @@ async function fetchPost(
  * with an `Idempotency-Key` header carrying the batch id, so a server that committed a batch whose
  * acknowledgement was lost answers the re-sent copy without appending it twice.
  */
-export function avroTransport({ url, headers = {}, timeoutMs = 30_000 }: AvroTransportOptions): Transport {
+export function avroTransport({
+  url,
+  headers = {},
+  timeoutMs = 30_000,
+  tls,
+}: AvroTransportOptions): Transport {
   const target = httpUrl(url);
+  const trusted = checkTls(tls, "the avro transport");
   return (batch, signal) =>
     postBatch(
       target,
@@ -116,5 +131,6 @@ export function avroTransport({ url, headers = {}, timeoutMs = 30_000 }: AvroTra
       { ...headers, "Content-Type": "application/avro", "Idempotency-Key": batch.id },
       signal,
       timeoutMs,
+      trusted,
     );
 }
