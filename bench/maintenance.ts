@@ -88,46 +88,48 @@ async function lastEntryBytes(root: string): Promise<number> {
   return (await stat(join(dir, names.at(-1)!))).size;
 }
 
-/**
- * This disk's floor for a durable commit, SMALL times: a new file of `bytes` written, fdatasync'ed and
- * closed (as the catalog stages an entry), and with `publish` also hard-linked to a second name and the
- * staged name unlinked (as it publishes one). Per-op latencies.
- */
-async function diskFloor(bytes: number, publish: boolean): Promise<number[]> {
+/** SMALL runs of `step` on a fresh folder, each given a new temp path and `bytes` bytes: per-op latencies. */
+async function floorLatencies(
+  bytes: number,
+  step: (tmp: string, published: string, data: Uint8Array) => Promise<void>,
+): Promise<number[]> {
   const dir = await mkdtemp(join(tmpdir(), "ava-bench-floor-"));
   const data = new Uint8Array(bytes).fill(0x61);
   const latencies: number[] = [];
   for (let i = 0; i < SMALL; i++) {
     const t = performance.now();
-    const tmp = join(dir, `${i}.tmp`);
-    await writeNewFile(tmp, data, true);
-    if (publish) {
-      await link(tmp, join(dir, `${i}.json`));
-      await unlink(tmp);
-    }
+    await step(join(dir, `${i}.tmp`), join(dir, `${i}.json`), data);
     latencies.push(performance.now() - t);
   }
   return latencies;
 }
 
 /**
- * The floor of the catalog's own way of staging and publishing an entry (node-catalog-log.ts): the same
- * syscalls with only fdatasync on the thread pool. Per-op latencies; their mean bounds what one
- * sequential appender that waits for its own fsync can reach on this disk, with no CPU of its own.
+ * This disk's floor for a durable commit: a new file of `bytes` written, fdatasync'ed and closed (as the
+ * catalog stages an entry), and with `publish` also hard-linked to a second name and the staged name
+ * unlinked (as it publishes one).
  */
-async function catalogFloor(bytes: number): Promise<number[]> {
-  const dir = await mkdtemp(join(tmpdir(), "ava-bench-floor-"));
-  const data = new Uint8Array(bytes).fill(0x61);
-  const latencies: number[] = [];
-  for (let i = 0; i < SMALL; i++) {
-    const t = performance.now();
-    const tmp = join(dir, `${i}.tmp`);
+function diskFloor(bytes: number, publish: boolean): Promise<number[]> {
+  return floorLatencies(bytes, async (tmp, published, data) => {
+    await writeNewFile(tmp, data, true);
+    if (publish) {
+      await link(tmp, published);
+      await unlink(tmp);
+    }
+  });
+}
+
+/**
+ * The floor of the catalog's own way of staging and publishing an entry (node-catalog-log.ts): the same
+ * syscalls with only fdatasync on the thread pool. The latencies' mean bounds what one sequential appender
+ * that waits for its own fsync can reach on this disk, with no CPU of its own.
+ */
+function catalogFloor(bytes: number): Promise<number[]> {
+  return floorLatencies(bytes, async (tmp, published, data) => {
     await writeSmallNewFile(tmp, data, true);
-    linkSync(tmp, join(dir, `${i}.json`));
+    linkSync(tmp, published);
     unlinkSync(tmp);
-    latencies.push(performance.now() - t);
-  }
-  return latencies;
+  });
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
