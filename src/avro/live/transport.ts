@@ -3,6 +3,7 @@
 // UNAVAILABLE AvaError, or any error that is not an AvaError (a network failure), is worth retrying; any
 // other AvaError means the server refused the batch itself and retrying cannot help.
 import { AvaError, isAvaError } from "../../errors.js";
+import { withDeadline } from "../../util/deadline.js";
 import {
   checkTls,
   describeFailure,
@@ -83,10 +84,11 @@ export async function postBatch(
 ): Promise<void> {
   let answer: PostAnswer;
   try {
-    const bounded = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
-    answer = hasNodeHttp()
-      ? await nodeHttpPost(target, body, headers, bounded, tls)
-      : await fetchPost(target, body, headers, bounded);
+    answer = await withDeadline(signal, timeoutMs, (bounded) =>
+      hasNodeHttp()
+        ? nodeHttpPost(target, body, headers, bounded, tls)
+        : fetchPost(target, body, headers, bounded),
+    );
   } catch (cause) {
     // Retried as any failure to connect (the batch stays in the outbox: a certificate put right resumes it).
     throw new AvaError("IO_ERROR", `sending batch ${batch.id} to ${target.href}: ${describeFailure(cause)}`, {
