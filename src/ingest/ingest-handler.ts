@@ -23,8 +23,8 @@ export interface IngestOptions extends Pick<ToArrowOptions, "tags" | "timestampT
    * Parquet compression of each batch's file. Default "uncompressed": the append is on the sender's path to
    * its acknowledgement, and an uncompressed file of flat columns is written in JS (parquet/flat-writer.ts)
    * at several times the rate of zstd through wasm; telemetry doubles hardly compress, and timestamps are
-   * written as differences (a 250,000-point batch: 1.95 MiB, against 1.83 MiB with zstd). Compaction (table maintenance) merges these small files and rewrites them
-   * with zstd.
+   * written as differences (a 250,000-point batch: 1.95 MiB, against 1.83 MiB with zstd). Compaction (table
+   * maintenance) merges these small files and rewrites them with zstd.
    */
   compression?: ParquetCompression;
 }

@@ -2,13 +2,13 @@
 // 64-bit integers, timestamps, strings, dictionary strings, and list columns that are entirely null).
 // Through parquet-wasm a 250,000-point batch cost more than its Avro decoding three times over: an Arrow IPC
 // copy into wasm memory, its decoding there, level and dictionary building. Here the Arrow buffers already
-// are the pages: doubles are copied as they are (PLAIN), integers and timestamps without nulls are written
-// as differences (DELTA_BINARY_PACKED: a timestamp column shrinks from 8 bytes a row to a few bytes a block),
-// a column of one value as a one-entry dictionary, dictionary indices are run-length encoded (a channel's
-// points are consecutive), and a null column is one run of levels. Pages are uncompressed: telemetry
-// doubles do not compress (a 250,000-point batch's file: 1.95 MiB here, 1.83 MiB with zstd), and
-// compaction rewrites small files with zstd through parquet-wasm anyway. The Arrow schema travels in the footer (ARROW:schema), so readers get back the exact
-// types — dictionaries, time zones, field metadata.
+// are the pages: doubles are copied as they are (PLAIN), integers and timestamps without nulls are written as
+// differences (DELTA_BINARY_PACKED: a timestamp column shrinks from 8 bytes a row to a few bytes a block), a
+// column of one value as a one-entry dictionary, dictionary indices are run-length encoded (a channel's
+// points are consecutive), and a null column is one run of levels. Pages are uncompressed: telemetry doubles
+// do not compress (a 250,000-point batch's file: 1.95 MiB here, 1.83 MiB with zstd), and compaction rewrites
+// small files with zstd through parquet-wasm anyway. The Arrow schema travels in the footer (ARROW:schema),
+// so readers get back the exact types — dictionaries, time zones, field metadata.
 import * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
 import { ByteSink } from "./byte-sink.js";
