@@ -136,13 +136,12 @@ function writeChunk(out: ByteSink, field: A.Field, kind: Kind, data: A.Data): Ch
   } else {
     if (optional) lengthPrefixed(levels, (s) => definitionLevels(s, data));
     if (kind === "dict") {
-      dictionaryPageOffset = out.length;
       const dictionary = data.dictionary!;
-      const body = plainStrings(dictionary.data[0]! as A.Data<A.Utf8>);
-      pageHeader(out, PAGE.DICTIONARY, body.length, (w) =>
-        w.struct(7, (d) => d.i32(1, dictionary.length).i32(2, ENCODING.PLAIN)),
+      dictionaryPageOffset = dictionaryPage(
+        out,
+        plainStrings(dictionary.data[0]! as A.Data<A.Utf8>),
+        dictionary.length,
       );
-      out.append(body);
       values = dictionaryIndices(data, dictionary.length);
       encoding = ENCODING.RLE_DICTIONARY;
     } else if (kind === "utf8") values = plainStrings(data as A.Data<A.Utf8>);
@@ -150,9 +149,7 @@ function writeChunk(out: ByteSink, field: A.Field, kind: Kind, data: A.Data): Ch
       // One value on every row (a provenance time, a constant setting): a dictionary of that value and one
       // run of index 0, instead of 8 bytes a row — the ingest endpoint's `_ava_updated_at` was a third of
       // each file.
-      dictionaryPageOffset = out.length;
-      pageHeader(out, PAGE.DICTIONARY, 8, (w) => w.struct(7, (d) => d.i32(1, 1).i32(2, ENCODING.PLAIN)));
-      out.append(plainFixed(data, 8).subarray(0, 8));
+      dictionaryPageOffset = dictionaryPage(out, plainFixed(data, 8).subarray(0, 8), 1);
       const indices = new ByteSink(16);
       indices.byte(1); // bit width
       rleRun(indices, n, 0, 1);
@@ -187,6 +184,16 @@ function writeChunk(out: ByteSink, field: A.Field, kind: Kind, data: A.Data): Ch
     dataPageOffset,
     ...(dictionaryPageOffset !== undefined && { dictionaryPageOffset }),
   };
+}
+
+/** Writes a PLAIN dictionary page of `count` values; returns its offset for the column chunk's metadata. */
+function dictionaryPage(out: ByteSink, body: Uint8Array, count: number): number {
+  const offset = out.length;
+  pageHeader(out, PAGE.DICTIONARY, body.length, (w) =>
+    w.struct(7, (d) => d.i32(1, count).i32(2, ENCODING.PLAIN)),
+  );
+  out.append(body);
+  return offset;
 }
 
 function physicalOf(kind: Kind): number {
