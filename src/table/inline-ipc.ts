@@ -1,30 +1,98 @@
-// The inline payload's Arrow IPC stream, written with the schema message cached per schema. apache-arrow's
-// writer builds and flatbuffer-encodes the schema message on every stream, which is ~40% of encoding a
-// 10-row append; a table's schema is one object for its declaration's life, so its message bytes are kept
-// (weakly) and copied in. The bytes are exactly tableToIPC(table, "stream")'s: the payload format is unchanged.
+// The inline payload's Arrow IPC stream, written with its two flatbuffer messages cached. apache-arrow's
+// writer builds and flatbuffer-encodes a schema message and a record batch message for every stream: most
+// of encoding a 10-row append. A table's schema is one object for its declaration's life, so its message
+// is kept per schema (weakly). A record batch message holds only numbers — the row count, each column's
+// length and null count, each buffer's offset and length, the body's length — so appends of the same
+// shape (telemetry's usual case) share one, kept under those numbers. The bytes are exactly
+// tableToIPC(table, "stream")'s: the payload format is unchanged.
 import * as A from "apache-arrow";
+
+type ViewInput = Parameters<typeof A.util.toUint8Array>[0];
+type Assembled = ReturnType<A.RecordBatchStreamWriter["_assembleRecordBatch"]>;
 
 /** Schema -> its encoded schema message (continuation marker, length, flatbuffer, padding). */
 const schemaMessages = new WeakMap<A.Schema, Uint8Array>();
+/** The numbers of a record batch message -> its encoded bytes; cleared when full (shapes seldom vary). */
+const batchMessages = new Map<string, Uint8Array>();
+const MAX_BATCH_MESSAGES = 256;
+/** Schemas with a dictionary column: their batches bring dictionary messages, written by apache-arrow. */
+const withDictionaries = new WeakMap<A.Schema, boolean>();
 
-class CachedSchemaStreamWriter extends A.RecordBatchStreamWriter {
-  /** While the schema message of an uncached schema is written: the chunks it is made of. */
+function hasDictionary(schema: A.Schema): boolean {
+  let has = withDictionaries.get(schema);
+  if (has === undefined) {
+    has = schema.dictionaries.size > 0;
+    withDictionaries.set(schema, has);
+  }
+  return has;
+}
+
+/** Everything a record batch message encodes. */
+function messageKey(numRows: number, a: Assembled): string {
+  let key = `${numRows};${a.byteLength};`;
+  for (const n of a.nodes) key += `${n.length},${n.nullCount};`;
+  for (const r of a.bufferRegions) key += `${r.offset},${r.length};`;
+  return `${key}${a.variadicBufferCounts.join(",")}`;
+}
+
+class CachedMessageStreamWriter extends A.RecordBatchStreamWriter {
+  /** While a message to be cached is written: the chunks it is made of. */
   #capture: Uint8Array[] | undefined;
+  /** While apache-arrow writes a record batch: the key its message is to be kept under. */
+  #batchKey: string | undefined;
+
+  #captured(write: () => unknown): Uint8Array {
+    this.#capture = [];
+    try {
+      write();
+      return concat(this.#capture);
+    } finally {
+      this.#capture = undefined;
+    }
+  }
 
   protected override _writeSchema(schema: A.Schema): this {
     const cached = schemaMessages.get(schema);
     if (cached) return this._write(cached);
-    this.#capture = [];
-    try {
-      super._writeSchema(schema);
-      schemaMessages.set(schema, concat(this.#capture));
-    } finally {
-      this.#capture = undefined;
-    }
+    schemaMessages.set(
+      schema,
+      this.#captured(() => super._writeSchema(schema)),
+    );
     return this;
   }
 
-  protected override _write(chunk: Parameters<typeof A.util.toUint8Array>[0]): this {
+  protected override _writeRecordBatch(batch: A.RecordBatch): this {
+    if (this._compression || batch.metadata.size > 0 || hasDictionary(batch.schema))
+      return super._writeRecordBatch(batch);
+    const assembled = this._assembleRecordBatch(batch);
+    const key = messageKey(batch.numRows, assembled);
+    const cached = batchMessages.get(key);
+    if (cached) return this._write(cached)._writeBodyBuffers(assembled.buffers);
+    // A new shape: apache-arrow writes it (assembling the batch again), and its message is kept.
+    this.#batchKey = key;
+    try {
+      return super._writeRecordBatch(batch);
+    } finally {
+      this.#batchKey = undefined;
+    }
+  }
+
+  protected override _writeMessage<T extends A.MessageHeader>(
+    message: A.Message<T>,
+    alignment?: number,
+  ): this {
+    const key = this.#batchKey;
+    if (key === undefined || message.headerType !== A.MessageHeader.RecordBatch)
+      return super._writeMessage(message, alignment);
+    if (batchMessages.size >= MAX_BATCH_MESSAGES) batchMessages.clear();
+    batchMessages.set(
+      key,
+      this.#captured(() => super._writeMessage(message, alignment)),
+    );
+    return this;
+  }
+
+  protected override _write(chunk: ViewInput): this {
     if (this.#capture) this.#capture.push((A.util.toUint8Array(chunk) as Uint8Array).slice());
     return super._write(chunk);
   }
@@ -40,7 +108,7 @@ function concat(chunks: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** `A.tableToIPC(table, "stream")`, byte for byte, with the schema message encoded once per schema. */
+/** `A.tableToIPC(table, "stream")`, byte for byte, with its messages encoded once per schema and shape. */
 export function tableToIpcStream(table: A.Table): Uint8Array {
-  return new CachedSchemaStreamWriter().writeAll(table).toUint8Array(true);
+  return new CachedMessageStreamWriter().writeAll(table).toUint8Array(true);
 }
