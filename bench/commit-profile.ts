@@ -2,7 +2,7 @@
 // commit's CPU goes to. AVA_PROFILE_COMMITS sets how many (default 3,000); AVA_PROFILE_FLUSH=0 turns the
 // background flush off, so that the profile holds ordinary commits (and checkpoints) only.
 //   npx esbuild bench/commit-profile.ts --bundle --platform=node --format=esm --packages=external \
-//     --keep-names --outfile=bench/results/commit-profile.mjs && node --cpu-prof bench/results/commit-profile.mjs
+//     --keep-names --outfile=node_modules/.cache/commit-profile.mjs && node --cpu-prof node_modules/.cache/commit-profile.mjs
 import { writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
