@@ -108,7 +108,47 @@ function concat(chunks: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** Assembles record batches (their body buffers and message numbers) for the direct path. */
+class Assembler extends CachedMessageStreamWriter {
+  assemble(batch: A.RecordBatch): Assembled {
+    return this._assembleRecordBatch(batch);
+  }
+}
+const assembler = new Assembler();
+
+/** The end-of-stream marker: a continuation marker and a zero length. */
+const EOS = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
+
+/**
+ * The stream of a one-batch table whose messages are both cached, laid out straight into one buffer —
+ * schema message, record batch message, body buffers each padded to 8 bytes (as apache-arrow writes
+ * them), end of stream — without the writer's byte queue and chunk copies. Undefined when not cached.
+ */
+function directStream(table: A.Table): Uint8Array | undefined {
+  const schemaMessage = schemaMessages.get(table.schema);
+  const batch = table.batches[0];
+  if (!schemaMessage || table.batches.length !== 1 || !batch) return undefined;
+  if (batch.metadata.size > 0 || hasDictionary(batch.schema)) return undefined;
+  const assembled = assembler.assemble(batch);
+  const batchMessage = batchMessages.get(messageKey(batch.numRows, assembled));
+  if (!batchMessage) return undefined;
+  let body = 0;
+  for (const b of assembled.buffers) body += (b.byteLength + 7) & ~7;
+  if (body !== assembled.byteLength) return undefined; // not the layout the message describes
+  const out = new Uint8Array(schemaMessage.length + batchMessage.length + body + EOS.length);
+  out.set(schemaMessage, 0);
+  let at = schemaMessage.length;
+  out.set(batchMessage, at);
+  at += batchMessage.length;
+  for (const b of assembled.buffers) {
+    out.set(new Uint8Array(b.buffer, b.byteOffset, b.byteLength), at);
+    at += (b.byteLength + 7) & ~7; // the padding stays zero
+  }
+  out.set(EOS, at);
+  return out;
+}
+
 /** `A.tableToIPC(table, "stream")`, byte for byte, with its messages encoded once per schema and shape. */
 export function tableToIpcStream(table: A.Table): Uint8Array {
-  return new CachedMessageStreamWriter().writeAll(table).toUint8Array(true);
+  return directStream(table) ?? new CachedMessageStreamWriter().writeAll(table).toUint8Array(true);
 }
