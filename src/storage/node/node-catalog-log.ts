@@ -50,10 +50,11 @@ export class NodeCatalogLog implements CatalogLog {
     return this.#ready;
   }
 
-  async readFrom(version: number): Promise<string[]> {
+  async readFrom(version: number, held?: (version: number) => boolean): Promise<string[]> {
     const entries: string[] = [];
     // Probing the next name is cheaper than listing a folder of thousands of entries.
     for (let v = version; ; v++) {
+      if (held?.(v)) return entries;
       const text = await this.#read(v);
       if (text !== undefined) {
         entries.push(text);
