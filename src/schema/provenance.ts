@@ -64,7 +64,9 @@ function repeatedInt64(value: bigint, length: number, memory: ColumnMemory): Big
 const runColumnsMade = new Map<string, A.Data[]>();
 
 function runColumns(values: readonly (string | null | undefined)[], length: number): A.Data[] {
-  const key = `${length}:${JSON.stringify(values.map((v) => v ?? null))}`;
+  const key = values.every((v) => v === undefined)
+    ? `${length}` // outside a run
+    : `${length}:${JSON.stringify(values.map((v) => v ?? null))}`;
   let columns = runColumnsMade.get(key);
   if (!columns) {
     if (runColumnsMade.size >= 64) runColumnsMade.clear(); // many sizes or runs: keep only recent ones
