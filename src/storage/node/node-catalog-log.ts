@@ -128,7 +128,9 @@ export class NodeCatalogLog implements CatalogLog {
       throw ioError(err, "staging a catalog entry");
     }
     // link and unlink are synchronous for the reason writeSmallNewFile gives: microseconds each on a local
-    // disk, against a thread-pool trip apiece on every commit.
+    // disk, against a thread-pool trip apiece on every commit. Nothing waits for the unlink (the log
+    // catalog does not await a discard), so it runs from setImmediate: after the commit has returned, and
+    // for a sequential appender while its next commit waits for its fdatasync.
     return {
       publish: async (version) => {
         try {
@@ -140,11 +142,13 @@ export class NodeCatalogLog implements CatalogLog {
         }
       },
       discard: async () => {
-        try {
-          unlinkSync(tmp);
-        } catch {
-          // already gone (vacuum removes what a crash leaves behind)
-        }
+        setImmediate(() => {
+          try {
+            unlinkSync(tmp);
+          } catch {
+            // already gone (vacuum removes what a crash leaves behind)
+          }
+        });
       },
     };
   }
