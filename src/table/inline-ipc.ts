@@ -128,7 +128,9 @@ function directStream(table: A.Table): Uint8Array | undefined {
   const schemaMessage = schemaMessages.get(table.schema);
   const batch = table.batches[0];
   if (!schemaMessage || table.batches.length !== 1 || !batch) return undefined;
-  if (batch.metadata.size > 0 || hasDictionary(batch.schema)) return undefined;
+  // table.schema, not batch.schema: apache-arrow's Table may hand its batches schema objects of their own,
+  // which would miss the cache every time.
+  if (batch.metadata.size > 0 || hasDictionary(table.schema)) return undefined;
   const assembled = assembler.assemble(batch);
   const batchMessage = batchMessages.get(messageKey(batch.numRows, assembled));
   if (!batchMessage) return undefined;
