@@ -11,6 +11,7 @@ import { AvaError } from "../errors.js";
 import { decodeParquet, encodeParquet } from "../parquet/parquet.js";
 import type { DataFile } from "../storage/catalog/model.js";
 import type { FileStore } from "../storage/types.js";
+import { tableToIpcStream } from "./inline-ipc.js";
 import { FLUSH_DEFAULTS, type FlushOptions } from "./inline-flush.js";
 
 /** Inlined files get paths of their own kind: nothing is ever written, listed or deleted under them. */
@@ -101,7 +102,7 @@ export function inlineTable(file: DataFile): A.Table {
 
 /** The rows as an inline payload: an Arrow IPC stream, base64, with the CRC-32 of the stream. */
 export function inlinePayload(table: A.Table): { inline: string; inlineCrc: number; sizeBytes: number } {
-  const bytes = A.tableToIPC(table, "stream");
+  const bytes = tableToIpcStream(table);
   return { inline: toBase64(bytes), inlineCrc: crc32(bytes), sizeBytes: bytes.length };
 }
 

@@ -28,9 +28,12 @@ export function logGap(missing: number, later: number | string): AvaError {
 export interface CatalogLog {
   /**
    * Entries `version`, `version + 1`, … up to the newest, in order (empty when `version` does not exist yet).
-   * Throws CATALOG_CORRUPT (see `logGap`) when an entry is missing but a later one exists.
+   * Throws CATALOG_CORRUPT (see `logGap`) when an entry is missing but a later one exists. With `held`,
+   * a log that reads entry by entry may stop before the first version `held` says the reader already
+   * holds: a catch-up racing this process's own appender would otherwise chase it, reading back and
+   * replaying every entry the appender publishes meanwhile.
    */
-  readFrom(version: number): Promise<string[]>;
+  readFrom(version: number, held?: (version: number) => boolean): Promise<string[]>;
   /** How an entry is named in errors: its file, say. */
   entryName?(version: number): string;
   /** Makes an entry durable without publishing it (it is not part of the log yet). */
@@ -191,7 +194,9 @@ export class LogCatalog implements Catalog {
    */
   async #readOn(state: CatalogState): Promise<CatalogState> {
     try {
-      return this.#replay(state, await this.#log.readFrom(state.version + 1), state.version + 1);
+      // Entries this instance committed since `state` are in the state it holds: #catchUp returns that one.
+      const held = (v: number) => v <= (this.#state?.version ?? 0);
+      return this.#replay(state, await this.#log.readFrom(state.version + 1, held), state.version + 1);
     } catch (err) {
       if (!isAvaError(err, "CATALOG_CORRUPT") || !this.#log.removeBefore) throw err;
       const checkpoint = await this.#log.latestCheckpoint();

@@ -50,10 +50,11 @@ export class NodeCatalogLog implements CatalogLog {
     return this.#ready;
   }
 
-  async readFrom(version: number): Promise<string[]> {
+  async readFrom(version: number, held?: (version: number) => boolean): Promise<string[]> {
     const entries: string[] = [];
     // Probing the next name is cheaper than listing a folder of thousands of entries.
     for (let v = version; ; v++) {
+      if (held?.(v)) return entries;
       const text = await this.#read(v);
       if (text !== undefined) {
         entries.push(text);
@@ -127,7 +128,9 @@ export class NodeCatalogLog implements CatalogLog {
       throw ioError(err, "staging a catalog entry");
     }
     // link and unlink are synchronous for the reason writeSmallNewFile gives: microseconds each on a local
-    // disk, against a thread-pool trip apiece on every commit.
+    // disk, against a thread-pool trip apiece on every commit. Nothing waits for the unlink (the log
+    // catalog does not await a discard), so it runs from setImmediate: after the commit has returned, and
+    // for a sequential appender while its next commit waits for its fdatasync.
     return {
       publish: async (version) => {
         try {
@@ -139,11 +142,13 @@ export class NodeCatalogLog implements CatalogLog {
         }
       },
       discard: async () => {
-        try {
-          unlinkSync(tmp);
-        } catch {
-          // already gone (vacuum removes what a crash leaves behind)
-        }
+        setImmediate(() => {
+          try {
+            unlinkSync(tmp);
+          } catch {
+            // already gone (vacuum removes what a crash leaves behind)
+          }
+        });
       },
     };
   }

@@ -1,0 +1,42 @@
+// A sequential appender of 10-row inlined commits with fsync off, for `node --cpu-prof`: what the ordinary
+// commit's CPU goes to. AVA_PROFILE_COMMITS sets how many (default 3,000); AVA_PROFILE_FLUSH=0 turns the
+// background flush off, so that the profile holds ordinary commits (and checkpoints) only.
+//   npx esbuild bench/commit-profile.ts --bundle --platform=node --format=esm --packages=external \
+//     --keep-names --outfile=node_modules/.cache/commit-profile.mjs && node --cpu-prof node_modules/.cache/commit-profile.mjs
+import { writeFileSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as ava from "../src/index.js";
+import { nodeStorage } from "../src/node.js";
+import { makeBatch, schema } from "./data.js";
+import { latencyProfile, median } from "./lib.js";
+
+const COMMITS = Number(process.env.AVA_PROFILE_COMMITS ?? 3_000);
+const FSYNC = process.env.AVA_PROFILE_FSYNC === "1";
+const inline = process.env.AVA_PROFILE_FLUSH === "0" ? { flush: false as const } : true;
+const Def = ava.defineNamespace({ name: "bench", tables: { points: ava.table({ schema, inline }) } });
+
+const root = await mkdtemp(join(tmpdir(), "ava-commit-profile-"));
+const ns = await Def.open({ storage: nodeStorage({ root, fsync: FSYNC }) });
+await ns.push();
+const rows = makeBatch(0, 10);
+const latencies: number[] = [];
+/** Each commit's [start, end] in µs of the monotonic clock that V8's profiler stamps its samples with. */
+const windows: [number, number][] = [];
+const t0 = performance.now();
+for (let i = 0; i < COMMITS; i++) {
+  const t = performance.now();
+  const h = process.hrtime.bigint();
+  await ns.points.append(rows);
+  windows.push([Number(h / 1000n), Number(process.hrtime.bigint() / 1000n)]);
+  latencies.push(performance.now() - t);
+}
+const wall = performance.now() - t0;
+console.log(
+  `${COMMITS} commits, fsync ${FSYNC ? "on" : "off"}: median ${median(latencies).toFixed(3)} ms, ` +
+    `${Math.round((COMMITS / wall) * 1000)} commits/s by wall time; ${latencyProfile(latencies, wall)}`,
+);
+await ns.points.inlineFlush.idle();
+// With AVA_PROFILE_WINDOWS=file, the commits' windows, to keep only the samples taken inside ordinary ones.
+if (process.env.AVA_PROFILE_WINDOWS) writeFileSync(process.env.AVA_PROFILE_WINDOWS, JSON.stringify(windows));
