@@ -24,10 +24,15 @@ function snapshot(n: number, note = ""): Snapshot {
   };
 }
 
+/** Byte equality without Node's Buffer (this file runs in Chromium too). */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 function expectExact(snapshots: Snapshot[]) {
   const wanted = new TextEncoder().encode(JSON.stringify(snapshots));
   const { bytes, crc } = historyLine(snapshots);
-  expect(Buffer.from(bytes).equals(Buffer.from(wanted))).toBe(true);
+  expect(sameBytes(bytes, wanted)).toBe(true);
   expect(crc).toBe(crc32(wanted));
 }
 
@@ -81,7 +86,7 @@ describe("historyLine", () => {
     });
     const first = serializeState(state, 5);
     const again = serializeState(state, 5);
-    expect(Buffer.from(again).equals(Buffer.from(first))).toBe(true);
+    expect(sameBytes(again, first)).toBe(true);
     const corrupt = (what: string, cause: unknown) =>
       new AvaError("DATA_CORRUPT", `checkpoint: ${what}: ${String(cause)}`);
     const back = deserializeState(first, corrupt);
