@@ -38,7 +38,8 @@ export function historyLine(snapshots: readonly Snapshot[]): { bytes: Uint8Array
   }
   let cache = lines.get(first);
   if (!cache) {
-    cache = { snapshots: [], ends: [], crcs: [], bytes: new Uint8Array(64 * 1024) };
+    // Grown as needed (doubling): a catalog of many small tables keeps about their lines' bytes, no more.
+    cache = { snapshots: [], ends: [], crcs: [], bytes: new Uint8Array(0) };
     lines.set(first, cache);
   }
   let kept = 0;
