@@ -77,24 +77,59 @@ export function latencyProfile(latencies: readonly number[], wallMs: number): st
 
 /**
  * Counts calls of the named methods of `proto` while installed (a bench's view of what commits cost:
- * checkpoints written, cleanups, entries staged). Returns the counts and a function that uninstalls.
+ * checkpoints written, cleanups, entries staged), and when each ran (start, end ms; an async method ends
+ * when its promise settles). Returns the counts, the spans and a function that uninstalls.
  */
 export function countCalls(
   proto: object,
   names: readonly string[],
-): { counts: Record<string, number>; restore(): void } {
+): { counts: Record<string, number>; spans: Record<string, [number, number][]>; restore(): void } {
   const counts: Record<string, number> = {};
+  const spans: Record<string, [number, number][]> = {};
   const target = proto as Record<string, (...args: unknown[]) => unknown>;
   const originals = names.map((name) => [name, target[name]!] as const);
   for (const [name, original] of originals) {
     counts[name] = 0;
+    spans[name] = [];
     target[name] = function (this: unknown, ...args: unknown[]) {
       counts[name]!++;
-      return original.apply(this, args);
+      const span: [number, number] = [performance.now(), 0];
+      spans[name]!.push(span);
+      const end = () => {
+        span[1] = performance.now();
+      };
+      const out = original.apply(this, args);
+      if (out instanceof Promise) out.then(end, end);
+      else end();
+      return out;
     };
   }
   const restore = () => {
     for (const [name, original] of originals) target[name] = original;
   };
-  return { counts, restore };
+  return { counts, spans, restore };
+}
+
+/**
+ * Which background work the slow commits (over `overMs`) ran beside: for each kind of span, how many slow
+ * commits overlapped one and their share of the wall time (a commit can overlap several kinds; "none"
+ * overlapped no span).
+ */
+export function slowCommitsBeside(
+  commits: readonly [start: number, ms: number][],
+  spans: Record<string, readonly [number, number][]>,
+  wallMs: number,
+  overMs = 10,
+): string {
+  const out: string[] = [];
+  const slow = commits.filter(([, ms]) => ms > overMs);
+  const overlapping = (kind: string) =>
+    slow.filter(([t, ms]) => spans[kind]!.some(([a, b]) => a < t + ms && b > t));
+  const kinds = Object.keys(spans).filter((k) => spans[k]!.length > 0);
+  const none = slow.filter((c) => !kinds.some((k) => overlapping(k).includes(c)));
+  for (const [kind, list] of [...kinds.map((k) => [k, overlapping(k)] as const), ["none", none] as const]) {
+    const ms = list.reduce((n, [, m]) => n + m, 0);
+    out.push(`${kind} ${list.length} (${Math.round((ms / wallMs) * 100)}%)`);
+  }
+  return `commits > ${overMs} ms beside: ${out.join(", ")}`;
 }

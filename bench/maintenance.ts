@@ -16,12 +16,14 @@ import * as ava from "../src/index.js";
 import { nodeStorage } from "../src/node.js";
 import { LogCatalog } from "../src/storage/catalog/log-catalog.js";
 import { NodeCatalogLog } from "../src/storage/node/node-catalog-log.js";
+import { NodeFileStore } from "../src/storage/node/node-file-store.js";
 import { writeNewFile, writeSmallNewFile } from "../src/storage/node/paths.js";
 import { runBenchPage } from "./browser-page.js";
 import { makeBatch, schema } from "./data.js";
-import { countCalls, latencyProfile, median, printTable, rate, ratio } from "./lib.js";
+import { countCalls, latencyProfile, median, printTable, rate, ratio, slowCommitsBeside } from "./lib.js";
 
-const SMALL = 1_000;
+/** Commits per small-append case (AVA_BENCH_SMALL_COMMITS; the slow commits cluster every ~100th). */
+const SMALL = Number(process.env.AVA_BENCH_SMALL_COMMITS ?? 1_000);
 const SCAN_APPENDS = Number(process.env.AVA_BENCH_SCAN_APPENDS ?? 5_000);
 const COMMITS = Number(process.env.AVA_BENCH_COMMITS ?? 5_000);
 
@@ -53,10 +55,18 @@ async function smallCommits(
   def: typeof Files,
   fsync: boolean,
   concurrency = 1,
-): Promise<{ latencies: number[]; wallMs: number; root: string; counts: Record<string, number> }> {
+): Promise<{
+  latencies: number[];
+  wallMs: number;
+  root: string;
+  counts: Record<string, number>;
+  beside: string;
+}> {
   const root = await mkdtemp(join(tmpdir(), "ava-bench-small-"));
   const logCalls = countCalls(NodeCatalogLog.prototype, ["stage", "writeCheckpoint", "removeBefore"]);
   const catalogCalls = countCalls(LogCatalog.prototype, ["cleanup"]);
+  const fileCalls = countCalls(NodeFileStore.prototype, ["write"]); // inlined: only the flushes write files
+  const commitSpans: [number, number][] = [];
   const ns = await def.open({ storage: nodeStorage({ root, fsync }) });
   await ns.push();
   const rows = makeBatch(0, 10);
@@ -70,15 +80,25 @@ async function smallCommits(
         const t = performance.now();
         await ns.points.append(rows);
         latencies.push(performance.now() - t);
+        commitSpans.push([t, performance.now() - t]);
       }
     }),
   );
   const wallMs = performance.now() - t0;
-  logCalls.restore();
-  catalogCalls.restore();
+  if ("inlineFlush" in ns.points) await ns.points.inlineFlush.idle();
+  for (const c of [logCalls, catalogCalls, fileCalls]) c.restore();
   const flushes = "inlineFlush" in ns.points ? ns.points.inlineFlush.runs : 0;
   const counts = { flushes, ...logCalls.counts, ...catalogCalls.counts };
-  return { latencies, wallMs, root, counts };
+  const beside = slowCommitsBeside(
+    commitSpans,
+    {
+      flush: fileCalls.spans.write!,
+      checkpoint: logCalls.spans.writeCheckpoint!,
+      cleanup: catalogCalls.spans.cleanup!,
+    },
+    wallMs,
+  );
+  return { latencies, wallMs, root, counts, beside };
 }
 
 /** The size of the newest catalog log entry under `root` (what one inlined commit writes). */
@@ -229,7 +249,7 @@ async function benchCommits(): Promise<void> {
   const noFsync = await smallCommits(Inlined, false);
   const concurrent = [];
   for (const c of [8, 32]) concurrent.push({ c, ...(await smallCommits(Inlined, true, c)) });
-  const browser = await runBenchPage("maintenance.html");
+  const browser = await runBenchPage(`maintenance.html?commits=${SMALL}`);
   const bFiles = median(browser.files!);
   const bInline = median(browser.inline!);
   // Throughput from wall time on both sides (flushes and checkpoints included), per-commit latency as median.
@@ -322,21 +342,56 @@ async function benchCommits(): Promise<void> {
       case: "Node, fsync on",
       median_ms: inlineFsync,
       rate: rate(SMALL, one.wallMs, "commits"),
-      note: `${latencyProfile(one.latencies, one.wallMs)}; calls: ${countsText(one.counts)}`,
+      note: `${latencyProfile(one.latencies, one.wallMs)}; calls: ${countsText(one.counts)}; ${one.beside}`,
     },
     {
       case: "Node, fsync off",
       median_ms: median(noFsync.latencies),
       rate: rate(SMALL, noFsync.wallMs, "commits"),
-      note: `${latencyProfile(noFsync.latencies, noFsync.wallMs)}; calls: ${countsText(noFsync.counts)}`,
+      note: `${latencyProfile(noFsync.latencies, noFsync.wallMs)}; calls: ${countsText(noFsync.counts)}; ${noFsync.beside}`,
     },
     {
       case: "Chromium Worker",
       median_ms: bInline,
       rate: rate(SMALL, browser.inline_wall![0]!, "commits"),
-      note: `${latencyProfile(browser.inline!, browser.inline_wall![0]!)}; calls: ${countsText(bCounts)}`,
+      note: `${latencyProfile(browser.inline!, browser.inline_wall![0]!)}; calls: ${countsText(bCounts)}; ${browserBeside(browser)}`,
     },
   ]);
+  const cost = (k: string) => browser[`inline_cost_${k}`]!;
+  printTable(`Background work measured alone in the Chromium Worker (median of 5), after ${SMALL} commits`, [
+    {
+      case: "a checkpoint's serialization",
+      median_ms: median(cost("ckpt_serialize")),
+      note: `${(median(cost("ckpt_bytes")) / 1e6).toFixed(2)} MB; max ${Math.max(...cost("ckpt_serialize")).toFixed(1)} ms`,
+    },
+    {
+      case: "its IndexedDB put",
+      median_ms: median(cost("ckpt_put")),
+      note: `max ${Math.max(...cost("ckpt_put")).toFixed(1)} ms`,
+    },
+    {
+      case: "a flush's encode alone (IPC splice + parquet-wasm + stats)",
+      median_ms: median(cost("flush_encode")),
+      note: `max ${Math.max(...cost("flush_encode")).toFixed(1)} ms`,
+    },
+    {
+      case: "a flush of 100 inlined appends (1,000 rows): encode, OPFS write, commit",
+      median_ms: median(cost("flush")),
+      note: `max ${Math.max(...cost("flush")).toFixed(1)} ms`,
+    },
+  ]);
+}
+
+/** slowCommitsBeside from the Worker's flattened spans. */
+function browserBeside(browser: Record<string, number[]>): string {
+  const pairs = (flat: number[]) =>
+    Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i]!, flat[2 * i + 1]!] as [number, number]);
+  const span = (k: string) => pairs(browser[`inline_span_${k}`]!);
+  return slowCommitsBeside(
+    span("commit"),
+    { flush: span("flush"), checkpoint: span("checkpoint"), cleanup: span("cleanup") },
+    browser.inline_wall![0]!,
+  );
 }
 
 /** "3 flushes, 10 checkpoints, …" per SMALL commits. */

@@ -8,7 +8,8 @@ await report(async () => {
     return await new Promise<Record<string, number[]>>((resolve, reject) => {
       worker.onmessage = (e) => (e.data.ok ? resolve(e.data.timings) : reject(new Error(e.data.error)));
       worker.onerror = (e) => reject(new Error(e.message));
-      worker.postMessage("go");
+      const commits = new URLSearchParams(location.search).get("commits");
+      worker.postMessage(commits ? { commits: Number(commits) } : {});
     });
   } finally {
     worker.terminate();

@@ -1,14 +1,23 @@
 // Runs in a module Worker in headless Chromium: 1,000 appends of 10 rows on browserStorage, first with a
 // data file each (OPFS sync access handle + IndexedDB), then inlined into the catalog entry, one after
 // another; then inlined by 8 and 32 concurrent appenders (group commit). Posts ms per commit, and for the
-// concurrent cases the wall time of all 1,000 as `<case>_wall`.
+// concurrent cases the wall time of all 1,000 as `<case>_wall`. For the sequential inlined case also when
+// each commit and each piece of background work (flush, checkpoint, cleanup) ran, and what a checkpoint and
+// a flush cost measured alone.
 import * as ava from "../../src/index.js";
-import { IndexedDbLog } from "../../src/storage/browser/indexeddb-log.js";
+import { IndexedDbLog, openCatalogDB } from "../../src/storage/browser/indexeddb-log.js";
+import { OpfsFileStore } from "../../src/storage/browser/opfs-file-store.js";
+import { serializeState } from "../../src/storage/catalog/checkpoint.js";
 import { LogCatalog } from "../../src/storage/catalog/log-catalog.js";
+import { schemaFromJson } from "../../src/schema/arrow-json.js";
+import { storedSchema } from "../../src/schema/provenance.js";
+import { compactTable } from "../../src/table/compact.js";
+import { flushInlinedRun } from "../../src/table/inline-flush-run.js";
 import { makeBatch, schema } from "../data.js";
 import { countCalls } from "../lib.js";
 
-const COMMITS = 1_000;
+/** How many commits each case makes (the page's ?commits=, default 1,000). */
+let COMMITS = 1_000;
 
 /** IndexedDB transactions begun, by mode (what each commit and its background work cost the database). */
 function countTransactions(): { counts: Record<string, number>; restore(): void } {
@@ -25,19 +34,32 @@ function countTransactions(): { counts: Record<string, number>; restore(): void 
 async function commits(
   inline: boolean,
   concurrency = 1,
-): Promise<{ latencies: number[]; wallMs: number; counts: Record<string, number> }> {
+): Promise<{
+  latencies: number[];
+  wallMs: number;
+  counts: Record<string, number>;
+  /** Each commit's [start, ms] and each kind of background work's [start, end], flattened. */
+  spans: Record<string, number[]>;
+  costs: Record<string, number[]>;
+}> {
   const Bench = ava.defineNamespace({ name: "bench", tables: { points: ava.table({ schema, inline }) } });
-  const ns = await Bench.open({
-    storage: ava.browserStorage({ name: `m${inline}${concurrency}${Date.now()}`, persist: false }),
-  });
+  const name = `m${inline}${concurrency}${Date.now()}`;
+  const storage = ava.browserStorage({ name, persist: false });
+  const ns = await Bench.open({ storage });
   await ns.push();
   const rows = makeBatch(0, 10);
   const latencies: number[] = [];
-  const counters = [
-    countTransactions(),
-    countCalls(IndexedDbLog.prototype, ["stage", "writeCheckpoint", "removeBefore", "removeCheckpoints"]),
-    countCalls(LogCatalog.prototype, ["cleanup"]),
-  ];
+  const logCalls = countCalls(IndexedDbLog.prototype, [
+    "stage",
+    "writeCheckpoint",
+    "removeBefore",
+    "removeCheckpoints",
+  ]);
+  const catalogCalls = countCalls(LogCatalog.prototype, ["cleanup"]);
+  const fileCalls = countCalls(OpfsFileStore.prototype, ["write"]); // inlined: only the flushes write files
+  const transactions = countTransactions();
+  const counters = [transactions, logCalls, catalogCalls, fileCalls];
+  const commitSpans: [number, number][] = [];
   let started = 0;
   const t0 = performance.now();
   await Promise.all(
@@ -47,21 +69,88 @@ async function commits(
         const t = performance.now();
         await ns.points.append(rows);
         latencies.push(performance.now() - t);
+        commitSpans.push([t, performance.now() - t]);
       }
     }),
   );
   const wallMs = performance.now() - t0;
   for (const c of counters) c.restore();
   const flushes = "inlineFlush" in ns.points ? ns.points.inlineFlush.runs : 0;
-  return { latencies, wallMs, counts: Object.assign({ flushes }, ...counters.map((c) => c.counts)) };
+  if ("inlineFlush" in ns.points) await ns.points.inlineFlush.idle();
+  const spans = {
+    commit: commitSpans.flat(),
+    flush: fileCalls.spans.write!.flat(),
+    checkpoint: logCalls.spans.writeCheckpoint!.flat(),
+    cleanup: catalogCalls.spans.cleanup!.flat(),
+  };
+  const costs = concurrency === 1 && inline ? await backgroundCosts(storage, name) : {};
+  return {
+    latencies,
+    wallMs,
+    counts: Object.assign({ flushes }, ...[transactions, logCalls, catalogCalls].map((c) => c.counts)),
+    spans,
+    costs,
+  };
 }
 
-self.onmessage = async () => {
+/**
+ * What one checkpoint of the state the appends left costs, measured alone (its serialization, the
+ * IndexedDB put of its bytes, its size), and what one flush of 100 inlined appends costs on a table
+ * that does not flush by itself.
+ */
+async function backgroundCosts(storage: ava.Storage, name: string): Promise<Record<string, number[]>> {
+  const state = await storage.catalog.current();
+  const costs: Record<string, number[]> = {
+    ckpt_serialize: [],
+    ckpt_put: [],
+    ckpt_bytes: [],
+    flush: [],
+    flush_encode: [],
+  };
+  const db = await openCatalogDB(name);
+  for (let i = 0; i < 5; i++) {
+    let t = performance.now();
+    const bytes = serializeState(state, Date.now());
+    costs.ckpt_serialize!.push(performance.now() - t);
+    costs.ckpt_bytes!.push(bytes.length);
+    t = performance.now();
+    await db.put("checkpoints", bytes, -1 - i); // below every version: never read as the newest
+    costs.ckpt_put!.push(performance.now() - t);
+  }
+  db.close();
+  const Unflushed = ava.defineNamespace({
+    name: "bench",
+    tables: { points: ava.table({ schema, inline: { flush: false } }) },
+  });
+  const flushing = await Unflushed.open({
+    storage: ava.browserStorage({ name: `${name}-flush`, persist: false }),
+  });
+  await flushing.push();
+  for (let i = 0; i < 5; i++) {
+    for (let n = 0; n < 100; n++) await flushing.points.append(makeBatch(n * 10, 10));
+    // The flush's encode alone (splice of the payloads' IPC + parquet-wasm + merged stats), then all of it.
+    const entry = (await flushing.storage.catalog.current()).tables["bench.points"]!;
+    const stored = storedSchema(schemaFromJson(entry.schema), entry.rowLineage);
+    const run = entry.history.liveFiles.filter((f) => f.inline !== undefined);
+    let t = performance.now();
+    await flushInlinedRun(entry, stored, run);
+    costs.flush_encode!.push(performance.now() - t);
+    t = performance.now();
+    await compactTable(flushing.storage, "bench", "points", { flush: true });
+    costs.flush!.push(performance.now() - t);
+  }
+  return costs;
+}
+
+self.onmessage = async (e: MessageEvent<{ commits?: number }>) => {
+  COMMITS = e.data?.commits ?? COMMITS;
   try {
     const files = (await commits(false)).latencies;
     const one = await commits(true);
     const timings: Record<string, number[]> = { files, inline: one.latencies, inline_wall: [one.wallMs] };
     for (const [k, v] of Object.entries(one.counts)) timings[`inline_count_${k}`] = [v];
+    for (const [k, v] of Object.entries(one.costs)) timings[`inline_cost_${k}`] = v;
+    for (const [k, v] of Object.entries(one.spans)) timings[`inline_span_${k}`] = v;
     for (const c of [8, 32]) {
       const { latencies, wallMs } = await commits(true, c);
       timings[`inline_c${c}`] = latencies;

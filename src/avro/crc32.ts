@@ -24,10 +24,11 @@ function slicingTables(polynomial: number): Int32Array {
 /** Words are read in the platform's byte order: the sliced loop needs little-endian (every JS engine's target). */
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
-function crcWith(t: Int32Array): (bytes: Uint8Array) => number {
+function crcWith(t: Int32Array): (bytes: Uint8Array, prior?: number) => number {
   const byte = (c: number, b: number) => t[(c ^ b) & 0xff]! ^ (c >>> 8);
-  return (bytes) => {
-    let c = -1;
+  // `prior` is the CRC of the bytes before these (zlib's crc32(crc, buf)): a CRC can be extended.
+  return (bytes, prior = 0) => {
+    let c = prior ^ -1;
     let i = 0;
     const n = bytes.length;
     if (LITTLE_ENDIAN && n >= 64) {
@@ -64,7 +65,7 @@ function crcWith(t: Int32Array): (bytes: Uint8Array) => number {
   };
 }
 
-/** CRC-32 (IEEE), as zlib computes it. */
+/** CRC-32 (IEEE), as zlib computes it; `prior` continues the CRC of the bytes before these. */
 export const crc32 = crcWith(slicingTables(0xedb88320));
 
 /** CRC-32C (Castagnoli), as Snappy's framing format and iSCSI compute it. */

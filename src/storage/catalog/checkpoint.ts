@@ -1,6 +1,7 @@
 // Checkpoints: the whole catalog state at a version, written every so many commits so that opening a
 // catalog reads one file and the log entries after it, not the whole log.
 import { crc32 } from "../../avro/crc32.js";
+import { historyLine } from "./checkpoint-history-line.js";
 import { type HistoryBase, TableHistory } from "./history.js";
 import type {
   DoomedFile,
@@ -56,28 +57,33 @@ interface CheckpointHeader {
 }
 
 export function serializeState(state: CatalogState, writtenMs?: number): Uint8Array {
-  const lines: string[] = [];
+  const encoder = new TextEncoder();
+  const encoded: Uint8Array[] = [];
+  const lineCrc: number[] = [];
   const tables: CheckpointHeader["tables"] = {};
   for (const [key, { history, ...meta }] of Object.entries(state.tables)) {
-    lines.push(JSON.stringify(history.snapshots));
-    tables[key] = { ...meta, length: history.length, current: history.current ?? null, line: lines.length };
+    // A view of historyLine's cache for this table's history (each table its own), copied below.
+    const { bytes, crc } = historyLine(history.snapshots);
+    encoded.push(bytes);
+    lineCrc.push(crc);
+    tables[key] = { ...meta, length: history.length, current: history.current ?? null, line: encoded.length };
     if (history.base) tables[key].base = history.base;
   }
-  lines.push(JSON.stringify(state.runs));
-  const encoder = new TextEncoder();
-  const encoded = lines.map((l) => encoder.encode(l));
+  const runs = encoder.encode(JSON.stringify(state.runs));
+  encoded.push(runs);
+  lineCrc.push(crc32(runs));
   const header: CheckpointHeader = {
     // First, so that checkpointWrittenMs() finds it in the first bytes without reading the whole file.
     ...(writtenMs !== undefined ? { writtenMs } : {}),
     version: state.version,
     namespaces: state.namespaces,
     tables,
-    runsLine: lines.length,
+    runsLine: encoded.length,
     streams: { ...state.streams },
     cursors: { ...state.cursors },
     ...(state.schedules ? { schedules: { ...state.schedules } } : {}),
     outboxes: { ...state.outboxes },
-    lineCrc: encoded.map((b) => crc32(b)),
+    lineCrc,
   };
   if (state.maintenance) header.maintenance = state.maintenance;
   const parts = [encoder.encode(JSON.stringify(header)), ...encoded];
