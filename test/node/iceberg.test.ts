@@ -14,6 +14,7 @@ import { icebergRead } from "icebird";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as ava from "../../src/index.js";
 import { nodeStorage } from "../../src/node.js";
+import { previousVersions } from "../../src/iceberg/export.js";
 import { manifestMerging } from "../../src/iceberg/manifest-merge.js";
 import { expireTable } from "../../src/table/expire.js";
 import { Transaction } from "../../src/table/transaction.js";
@@ -918,6 +919,70 @@ describe("exportIceberg() of any table", () => {
       metadata: { ...metadata, "current-snapshot-id": 2 },
     });
     expect(read.map((r) => r.id).sort((a, b) => a - b)).toEqual([0, 1]);
+  });
+
+  it("deletes expired snapshots' manifest lists and manifests once no retained version lists them", async () => {
+    expect(previousVersions.max).toBe(100);
+    previousVersions.max = 3; // versions that list the expired snapshots leave the log in a few exports
+    manifestMerging.minCount = 4; // merged manifests, some of which outlive the snapshots that wrote them
+    try {
+      const { root, location } = await freshRoot();
+      let storage = nodeStorage({ root, fsync: false });
+      const schema = new A.Schema([new A.Field("id", new A.Int32(), false)]);
+      const Expiry = ava.defineNamespace({
+        name: "expiry",
+        tables: { t: ava.table({ schema, inline: false }) },
+      });
+      const ns = await Expiry.open({ storage });
+      await ns.push();
+      const t = ns.t as unknown as ava.Table;
+      const folder = join(root, "data/expiry/t/metadata");
+      const local = (uri: string) => join(root, uri.slice(location.length + 1));
+      const readJson = async (name: string) => JSON.parse(await readFile(join(folder, name), "utf8"));
+      /** Every .avro file on disk is one a version still on disk lists, or a manifest such a list names. */
+      const expectOnlyReferenced = async () => {
+        const names = await readdir(folder);
+        const lists = new Set<string>();
+        for (const name of names.filter((n) => n.endsWith(".metadata.json")))
+          for (const s of (await readJson(name)).snapshots) lists.add(local(s["manifest-list"]));
+        const referenced = new Set(lists);
+        for (const list of readWithSpec("manifest_file", MANIFEST_FILE, [...lists]))
+          for (const m of list.records) referenced.add(local(m.manifest_path as string));
+        const avro = names.filter((n) => n.endsWith(".avro")).map((n) => join(folder, n));
+        expect(avro.sort()).toEqual([...referenced].sort());
+        return avro.length;
+      };
+      const step = async (id: number) => {
+        await t.append([{ id }]);
+        const { metadataPath } = await ava.exportIceberg(storage, "expiry", "t", { location });
+        await expectOnlyReferenced();
+        return JSON.parse(await readFile(join(root, metadataPath), "utf8"));
+      };
+      for (let i = 0; i < 10; i++) await step(i);
+      const before = await expectOnlyReferenced();
+      const all = await t.history();
+      await expireTable(storage, "expiry", "t", { maxAgeMs: 0, minSnapshots: 3 });
+      const expired = all.slice(0, -3).map((s) => s.sequenceNumber);
+      const listsOf = async () =>
+        (await readdir(folder)).filter((n) => /^snap-\d+-/.test(n)).map((n) => Number(n.split("-")[1]));
+      let metadata = await step(10);
+      // The versions before the expiry still list its snapshots: their files stay while the log names them.
+      expect(await listsOf()).toEqual(expect.arrayContaining(expired));
+      // A fresh process (nothing held in memory) goes on deleting once they leave the log.
+      storage = nodeStorage({ root, fsync: false });
+      for (let i = 11; i < 14; i++) metadata = await step(i);
+      const kept = await t.history();
+      expect(metadata.snapshots.map((s: { "snapshot-id": number }) => s["snapshot-id"])).toEqual(
+        kept.map((s) => s.sequenceNumber),
+      );
+      expect((await listsOf()).filter((seq) => expired.includes(seq))).toEqual([]);
+      expect(await expectOnlyReferenced()).toBeLessThan(before);
+      // Time travel to every kept snapshot reads exactly our rows, merged manifests of expired snapshots included.
+      await expectEverySnapshot(`${location}/data/expiry/t`, metadata, t, kept);
+    } finally {
+      previousVersions.max = 100;
+      manifestMerging.minCount = 100;
+    }
   });
 
   it("merges only the small manifests, and lists the live files afresh once merged ones fill a list", async () => {
