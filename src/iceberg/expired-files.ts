@@ -10,7 +10,7 @@
 // retained version names, and which the next deletion reads again (a missing file is no error there).
 import type { Storage } from "../storage/types.js";
 import { readAvroFile } from "./avro-file.js";
-import { inFolder } from "./known-metadata.js";
+import { inFolder, type Known } from "./known-metadata.js";
 import type { ManifestFile } from "./manifest-schemas.js";
 import type { TableMetadata } from "./table-metadata.js";
 
@@ -20,14 +20,75 @@ export type OldestListed = { sequence: number; list: string } | undefined;
 /** A manifest list's file name (manifests.ts): its snapshot's sequence number comes first. */
 const LIST_FILE = /^snap-(\d+)-[^/]*\.avro$/;
 
+/** What a table's exports in this process know of the metadata versions still retained. */
+export interface RetainedVersions {
+  /** Each retained version's first snapshot, by version, ascending (those this process wrote or read). */
+  oldest: Map<number, OldestListed>;
+  /** The files of snapshots up to this sequence number are deleted already. */
+  deletedThrough: number;
+}
+
+/**
+ * The retained versions once `version` is written: the previous ones from `firstRetained` on, and it. The
+ * map is the previous version's, carried on (that version's Known is replaced by the new one's).
+ */
+export function retainedVersions(
+  previous: Known | undefined,
+  version: number,
+  metadata: TableMetadata,
+  folder: string,
+  firstRetained: number,
+): RetainedVersions {
+  const retained = previous?.retained ?? { oldest: new Map(), deletedThrough: 0 };
+  const { oldest } = retained;
+  if (previous?.metadata && !oldest.has(previous.version))
+    oldest.set(previous.version, oldestListed(folder, previous.metadata));
+  oldest.set(version, oldestListed(folder, metadata));
+  for (const v of oldest.keys()) {
+    if (v >= firstRetained) break;
+    oldest.delete(v);
+  }
+  return retained;
+}
+
+/**
+ * Deletes the files of snapshots no retained version lists any more, once the oldest retained version
+ * (`firstRetained`) no longer lists them. Best effort: a failure leaves files for the next export.
+ */
+export async function deleteExpired(
+  storage: Storage,
+  folder: string,
+  retained: RetainedVersions,
+  firstRetained: number,
+): Promise<void> {
+  let listed = retained.oldest.get(firstRetained);
+  if (!retained.oldest.has(firstRetained)) {
+    const read = await readOldestListed(storage, folder, firstRetained);
+    if (read === null) return; // unreadable: what it needs is unknown
+    listed = read;
+    // Kept first in the map's order: it is the oldest retained version.
+    const rest = [...retained.oldest];
+    retained.oldest.clear();
+    retained.oldest.set(firstRetained, read);
+    for (const [v, o] of rest) retained.oldest.set(v, o);
+  }
+  if (!listed || listed.sequence - 1 <= retained.deletedThrough) return;
+  try {
+    await deleteExpiredFiles(storage, folder, listed);
+    retained.deletedThrough = listed.sequence - 1;
+  } catch {
+    // left for the next export
+  }
+}
+
 /** What a version needs of the past: its first snapshot, from its metadata. */
-export function oldestListed(folder: string, metadata: TableMetadata): OldestListed {
+function oldestListed(folder: string, metadata: TableMetadata): OldestListed {
   const first = metadata.snapshots[0];
   return first && { sequence: first["snapshot-id"], list: inFolder(folder, first["manifest-list"]) };
 }
 
 /** The same of a version on disk (one this process neither wrote nor read); undefined when unreadable. */
-export async function readOldestListed(
+async function readOldestListed(
   storage: Storage,
   folder: string,
   version: number,
@@ -45,7 +106,7 @@ export async function readOldestListed(
  * manifests only they name. Returns how many files went. Nothing is deleted when `oldest`'s own list cannot
  * be read: what it keeps would then be unknown.
  */
-export async function deleteExpiredFiles(
+async function deleteExpiredFiles(
   storage: Storage,
   folder: string,
   oldest: { sequence: number; list: string },

@@ -11,7 +11,7 @@ import { AvaError } from "../errors.js";
 import type { Snapshot } from "../storage/catalog/model.js";
 import { clockOf, type Storage } from "../storage/types.js";
 import { readAvroFile } from "./avro-file.js";
-import { deleteExpiredFiles, type OldestListed, oldestListed, readOldestListed } from "./expired-files.js";
+import { deleteExpired, retainedVersions } from "./expired-files.js";
 import { type Known, inFolder, loadKnown, METADATA_FILE } from "./known-metadata.js";
 import { backgroundDelayMs, inLane } from "./lanes.js";
 import { appendManifests } from "./manifest-merge.js";
@@ -318,10 +318,13 @@ async function exportOnce(
     if (METADATA_FILE.test(path.slice(folder.length + 1))) await storage.files.delete(path).catch(() => {});
   }
   const versionMs = making + (performance.now() - writing);
-  const oldest = retainedOldest(usable, version, metadata, folder);
-  const deletedThrough = entry.history.base
-    ? await deleteExpired(storage, folder, metadataLog, oldest, usable?.deletedThrough ?? 0)
-    : (usable?.deletedThrough ?? 0);
+  // The oldest version the new one's log names, whose first snapshot is the oldest any retained one lists.
+  const first = metadataLog[0];
+  const firstRetained = first
+    ? Number(METADATA_FILE.exec(inFolder(folder, first["metadata-file"]).slice(folder.length + 1))?.[1])
+    : version;
+  const retained = retainedVersions(usable, version, metadata, folder, firstRetained);
+  if (entry.history.base) await deleteExpired(storage, folder, retained, firstRetained);
   // Only the newest list is kept: every later append starts from it, and a process that lives through
   // thousands of commits must not hold all of them.
   const newest = kept.at(-1)?.sequenceNumber;
@@ -331,62 +334,7 @@ async function exportOnce(
     metadata,
     lists: newestList && newest !== undefined ? new Map([[newest, newestList]]) : new Map(),
     versionMs,
-    oldest,
-    deletedThrough,
+    retained,
   });
   return { metadataPath: path, version, snapshotsWritten: written };
-}
-
-/** The first snapshots of the versions the new one retains that this process knows (its own, for one). */
-function retainedOldest(
-  usable: Known | undefined,
-  version: number,
-  metadata: TableMetadata,
-  folder: string,
-): Map<number, OldestListed> {
-  const retained = new Set(
-    metadata["metadata-log"].map((e) => versionOf(inFolder(folder, e["metadata-file"]), folder)),
-  );
-  const oldest = new Map<number, OldestListed>();
-  for (const [v, o] of usable?.oldest ?? []) if (retained.has(v)) oldest.set(v, o);
-  if (usable?.metadata && retained.has(usable.version) && !oldest.has(usable.version))
-    oldest.set(usable.version, oldestListed(folder, usable.metadata));
-  oldest.set(version, oldestListed(folder, metadata));
-  return oldest;
-}
-
-function versionOf(path: string, folder: string): number {
-  return Number(METADATA_FILE.exec(path.slice(folder.length + 1))?.[1] ?? Number.NaN);
-}
-
-/**
- * Deletes the files of snapshots no retained version lists any more (expired-files.ts), once the oldest
- * retained version no longer lists them. Returns the sequence number through which they are gone. Best
- * effort: a failure leaves files for the next export.
- */
-async function deleteExpired(
-  storage: Storage,
-  folder: string,
-  metadataLog: TableMetadata["metadata-log"],
-  oldest: Map<number, OldestListed>,
-  deletedThrough: number,
-): Promise<number> {
-  const first = metadataLog[0];
-  const version = first
-    ? versionOf(inFolder(folder, first["metadata-file"]), folder)
-    : Math.max(...oldest.keys());
-  let listed = oldest.get(version);
-  if (!oldest.has(version)) {
-    const read = await readOldestListed(storage, folder, version);
-    if (read === null) return deletedThrough; // unreadable: what it needs is unknown
-    listed = read;
-    oldest.set(version, read);
-  }
-  if (!listed || listed.sequence - 1 <= deletedThrough) return deletedThrough;
-  try {
-    await deleteExpiredFiles(storage, folder, listed);
-    return listed.sequence - 1;
-  } catch {
-    return deletedThrough;
-  }
 }
