@@ -5,6 +5,10 @@
 // drops manifests (merging, a fresh listing), never takes one back: so what every retained version needs of
 // the past is what the OLDEST retained version's first snapshot lists, and everything older is unreferenced.
 //
+// The lists to delete are known without listing the folder (which holds every retained snapshot's files):
+// a version that drops snapshots a previous one listed queues their lists. A process's first deletion lists
+// the folder once, for what expired before it started.
+//
 // The deletion runs after the new version, its hint and the dropped versions are gone, manifests before the
 // lists that name them: a process killed midway leaves lists whose manifests are partly gone, which no
 // retained version names, and which the next deletion reads again (a missing file is no error there).
@@ -26,6 +30,10 @@ export interface RetainedVersions {
   oldest: Map<number, OldestListed>;
   /** The files of snapshots up to this sequence number are deleted already. */
   deletedThrough: number;
+  /** Manifest lists of expired snapshots not deleted yet (path -> sequence number). */
+  expired: Map<string, number>;
+  /** Whether the folder was listed for lists of snapshots that expired before this process started. */
+  swept: boolean;
 }
 
 /**
@@ -39,10 +47,21 @@ export function retainedVersions(
   folder: string,
   firstRetained: number,
 ): RetainedVersions {
-  const retained = previous?.retained ?? { oldest: new Map(), deletedThrough: 0 };
+  const retained = previous?.retained ?? {
+    oldest: new Map(),
+    deletedThrough: 0,
+    expired: new Map(),
+    swept: false,
+  };
   const { oldest } = retained;
   if (previous?.metadata && !oldest.has(previous.version))
     oldest.set(previous.version, oldestListed(folder, previous.metadata));
+  // Snapshots the previous version listed and this one does not: expired (they leave from the front).
+  const first = metadata.snapshots[0]?.["snapshot-id"] ?? Number.POSITIVE_INFINITY;
+  for (const s of previous?.metadata?.snapshots ?? []) {
+    if (s["snapshot-id"] >= first) break;
+    retained.expired.set(inFolder(folder, s["manifest-list"]), s["snapshot-id"]);
+  }
   oldest.set(version, oldestListed(folder, metadata));
   for (const v of oldest.keys()) {
     if (v >= firstRetained) break;
@@ -74,7 +93,21 @@ export async function deleteExpired(
   }
   if (!listed || listed.sequence - 1 <= retained.deletedThrough) return;
   try {
-    await deleteExpiredFiles(storage, folder, listed);
+    if (!retained.swept) {
+      for (const f of await storage.files.list(`${folder}/`)) {
+        const m = LIST_FILE.exec(f.path.slice(folder.length + 1));
+        if (m && Number(m[1]) < listed.sequence) retained.expired.set(f.path, Number(m[1]));
+      }
+      retained.swept = true;
+    }
+    const due = [...retained.expired].filter(([, sequence]) => sequence < listed.sequence);
+    await deleteExpiredFiles(
+      storage,
+      folder,
+      listed,
+      due.map(([path]) => path),
+    );
+    for (const [path] of due) retained.expired.delete(path);
     retained.deletedThrough = listed.sequence - 1;
   } catch {
     // left for the next export
@@ -102,22 +135,17 @@ async function readOldestListed(
 }
 
 /**
- * Deletes the lists of snapshots before `oldest` (the oldest retained version's first snapshot) and the
- * manifests only they name. Returns how many files went. Nothing is deleted when `oldest`'s own list cannot
- * be read: what it keeps would then be unknown.
+ * Deletes `lists` (of snapshots before `oldest`, the oldest retained version's first snapshot) and the
+ * manifests only they name. Nothing is deleted when `oldest`'s own list cannot be read (it throws): what it
+ * keeps would then be unknown.
  */
 async function deleteExpiredFiles(
   storage: Storage,
   folder: string,
   oldest: { sequence: number; list: string },
-): Promise<number> {
-  const lists = (await storage.files.list(`${folder}/`))
-    .map((f) => f.path)
-    .filter((path) => {
-      const m = LIST_FILE.exec(path.slice(folder.length + 1));
-      return m !== null && Number(m[1]) < oldest.sequence;
-    });
-  if (lists.length === 0) return 0;
+  lists: readonly string[],
+): Promise<void> {
+  if (lists.length === 0) return;
   const manifestsOf = async (path: string) =>
     readAvroFile(await storage.files.read(path), path).records as unknown as ManifestFile[];
   const kept = new Set((await manifestsOf(oldest.list)).map((m) => inFolder(folder, m.manifest_path)));
@@ -133,5 +161,4 @@ async function deleteExpiredFiles(
   const remove = (path: string) => storage.files.delete(path).catch(() => {});
   for (const path of unreferenced) await remove(path);
   for (const path of lists) await remove(path);
-  return unreferenced.size + lists.length;
 }
