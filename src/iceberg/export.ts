@@ -8,13 +8,13 @@
 // `v<N+1>.metadata.json` created exclusively (the FileStore's write-once is the atomic step: of two writers
 // racing for N+1 one wins, the other re-reads and takes N+2), then `version-hint.text`.
 import { AvaError } from "../errors.js";
-import type { Snapshot } from "../storage/catalog/model.js";
+import type { DataFile, Snapshot } from "../storage/catalog/model.js";
 import { clockOf, type Storage } from "../storage/types.js";
 import { readAvroFile } from "./avro-file.js";
 import { deleteExpired, retainedVersions } from "./expired-files.js";
 import { type Known, inFolder, loadKnown, METADATA_FILE } from "./known-metadata.js";
 import { backgroundDelayMs, inLane } from "./lanes.js";
-import { appendManifests } from "./manifest-merge.js";
+import { appendManifests, expiredSmalls } from "./manifest-merge.js";
 import { inlineWriter, rewriteEntries } from "./snapshot-entries.js";
 import { type IcebergOptions, locator } from "./location.js";
 import type { ManifestFile } from "./manifest-schemas.js";
@@ -133,6 +133,23 @@ async function exportWithRetry(
   }
 }
 
+/**
+ * The files of each of `smalls` (manifests of expired snapshots) by snapshot, as `read` finds them; a
+ * manifest that cannot be read or whose files are not all live is left out (the snapshot then lists its
+ * live files afresh).
+ */
+async function expiredFilesOf(
+  smalls: readonly ManifestFile[],
+  read: (m: ManifestFile) => Promise<DataFile[] | undefined>,
+): Promise<Map<number, DataFile[]>> {
+  const out = new Map<number, DataFile[]>();
+  for (const m of smalls) {
+    const files = await read(m).catch(() => undefined);
+    if (files) out.set(Number(m.added_snapshot_id), files);
+  }
+  return out;
+}
+
 /** Another writer created the metadata version this export meant to write. */
 class LostRace extends Error {}
 
@@ -239,6 +256,18 @@ async function exportOnce(
     return addedBy.get(path) ?? entry.history.base?.throughSequence ?? 0;
   };
 
+  // The live files of expired snapshots by their URI in manifests, for merging their small manifests.
+  let byUri: Map<string, DataFile> | undefined;
+  const readFiles = async (m: ManifestFile): Promise<DataFile[] | undefined> => {
+    byUri ??= new Map((entry.history.base?.files ?? []).map((f) => [uri(f.path), f]));
+    const path = inFolder(folder, m.manifest_path);
+    const records = readAvroFile(await storage.files.read(path), path).records as {
+      data_file: { file_path: string };
+    }[];
+    const files = records.map((r) => byUri!.get(r.data_file.file_path));
+    return files.every((f) => f !== undefined) ? (files as DataFile[]) : undefined;
+  };
+
   const snapshots: IcebergSnapshot[] = reused.snapshots;
   let written = 0;
   for (let i = snapshots.length; i < kept.length; i++) {
@@ -252,7 +281,9 @@ async function exportOnce(
       s.removedFiles.length === 0 && parent !== undefined
         ? await listOf(snapshots[i - 1]!).catch(() => undefined)
         : undefined;
-    const append = parentList && appendManifests(s, parentList, kept);
+    const append =
+      parentList &&
+      appendManifests(s, parentList, kept, await expiredFilesOf(expiredSmalls(parentList, kept), readFiles));
     if (append) {
       const entries = await Promise.all(
         append.entries.map(async (e): Promise<ManifestEntry> => ({ ...e, file: await parquet(e.file) })),

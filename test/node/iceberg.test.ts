@@ -1171,6 +1171,34 @@ describe("files of expired snapshots", () => {
     await expectEverySnapshot(tableUrl, metadata, t, kept);
   });
 
+  it("merges the small manifests of expired snapshots by reading them, instead of listing every live file afresh", async () => {
+    const { root, location } = await freshRoot();
+    const storage = nodeStorage({ root, fsync: false });
+    const ns = await Expiry.open({ storage });
+    await ns.push();
+    const t = ns.t as unknown as ava.Table;
+    const local = (uri: string) => join(root, uri.slice(location.length + 1));
+    let metadata: { snapshots: { "manifest-list": string }[] } = { snapshots: [] };
+    const step = async (id: number) => {
+      await t.append([{ id }]);
+      const { metadataPath } = await ava.exportIceberg(storage, "expiry", "t", { location });
+      metadata = JSON.parse(await readFile(join(root, metadataPath), "utf8"));
+    };
+    for (let i = 1; i <= 7; i++) await step(i); // 5 merged 1–5; 6 and 7 are small
+    await expireTable(storage, "expiry", "t", { maxAgeMs: 0, minSnapshots: 1 }); // 6's snapshot expires
+    for (let i = 8; i <= 9; i++) await step(i); // 9 merges 6, 7 and 8
+    const [list] = readWithSpec("manifest_file", MANIFEST_FILE, [
+      local(metadata.snapshots.at(-1)!["manifest-list"]),
+    ]);
+    expect(
+      list!.records.map((m) => [m.added_snapshot_id, m.added_files_count, m.existing_files_count]),
+    ).toEqual([
+      [9, 1, 3],
+      [5, 1, 4],
+    ]);
+    await expectEverySnapshot(`${location}/data/expiry/t`, metadata, t, await t.history());
+  });
+
   it("a process killed with SIGKILL midway through the deletion leaves valid metadata; the next export finishes it", async () => {
     const { root, location, tableUrl, t, step, expectOnlyReferenced, listsOnDisk, expired } =
       await expiredTable();
