@@ -2,12 +2,14 @@
 // makes small commits when the bench asks (bench/iceberg.ts), both sides at the same time. A process per
 // side lets each side's CPU time (process.cpuUsage) hold exactly its own work — a background export runs
 // whenever its timer fires, which in one shared process could land in the other side's measurement.
-// argv: "plain" | "background" | "synchronous", fsync "on" | "off", warm-up commits, commits per block.
+// argv: "plain" | "background" | "synchronous", fsync "on" | "off", warm-up commits, commits per block,
+// snapshots retention keeps (0: every one; else both sides expire the older ones after each block).
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as ava from "../src/index.js";
 import { nodeStorage } from "../src/node.js";
+import { expireTable } from "../src/table/expire.js";
 import { makeBatch, schema } from "./data.js";
 
 /** Asks for that many commits, in blocks, then for the metadata made current. */
@@ -28,11 +30,14 @@ export type SideReport =
       blockCpuMs: number[];
       versions: number;
       jsonBytes: number;
+      /** Files in the metadata folder at the end (expired snapshots' files are deleted). */
+      metadataFiles: number;
     };
 
-const [mode, fsyncArg, warmupArg, blockArg] = process.argv.slice(2);
+const [mode, fsyncArg, warmupArg, blockArg, retainArg] = process.argv.slice(2);
 const fsync = fsyncArg === "on";
 const BLOCK = Number(blockArg);
+const RETAIN = Number(retainArg ?? 0);
 const rows = makeBatch(0, 10);
 
 async function open() {
@@ -80,6 +85,7 @@ process.once("message", async ({ commits }: SideRequest) => {
       await ns.points.append(rows);
       latencies.push(performance.now() - t0);
     }
+    if (RETAIN > 0) await expireTable(ns.storage, "bench", "points", { maxAgeMs: 0, minSnapshots: RETAIN });
     blockCpuMs.push(cpuMs(cpu));
   }
   await settle(ns); // what is left (a background export still waiting) is the side's too
@@ -87,15 +93,18 @@ process.once("message", async ({ commits }: SideRequest) => {
   const used = cpuMs(first);
   let versions = 0;
   let jsonBytes = 0;
+  let metadataFiles = 0;
   if (mode !== "plain") {
     const folder = join(root, "data/bench/points/metadata");
-    const files = (await readdir(folder)).filter((f) => f.endsWith(".metadata.json"));
+    const all = await readdir(folder);
+    metadataFiles = all.length;
+    const files = all.filter((f) => f.endsWith(".metadata.json"));
     const newest = Math.max(...files.map((f) => Number(f.slice(1, -".metadata.json".length))));
     versions = newest; // the folder keeps the last 101 only
     jsonBytes = (await stat(join(folder, `v${newest}.metadata.json`))).size;
   }
   await rm(root, { recursive: true, force: true });
-  send({ op: "done", latencies, wallMs, cpuMs: used, blockCpuMs, versions, jsonBytes });
+  send({ op: "done", latencies, wallMs, cpuMs: used, blockCpuMs, versions, jsonBytes, metadataFiles });
   process.disconnect();
 });
 send({ op: "ready" });

@@ -18,6 +18,9 @@
 // shows what grows with the history), AVA_BENCH_ICEBERG_ROUNDS how many rounds of every mode (default 3):
 // the table gives medians of the rounds' ratios, and each round's ratio beside them. CPU is sampled every
 // AVA_BENCH_ICEBERG_BLOCK commits (default 10) to compare the history's first and last tenth.
+// AVA_BENCH_ICEBERG_RETAIN=N: both sides expire all but the newest N snapshots after each block (as an app
+// running maintain() with a retention does), so the metadata lists at most N + a block of snapshots and
+// expired snapshots' metadata files are deleted: what an export costs with a bounded history.
 import { fork } from "node:child_process";
 import { join } from "node:path";
 import type { SideReport, SideRequest } from "./iceberg-side.js";
@@ -27,6 +30,7 @@ const COMMITS = Number(process.env.AVA_BENCH_ICEBERG_COMMITS ?? 300);
 const BLOCK = Number(process.env.AVA_BENCH_ICEBERG_BLOCK ?? 10);
 const ROUNDS = Number(process.env.AVA_BENCH_ICEBERG_ROUNDS ?? 3);
 const WARMUP = Number(process.env.AVA_BENCH_ICEBERG_WARMUP ?? 1000);
+const RETAIN = Number(process.env.AVA_BENCH_ICEBERG_RETAIN ?? 0);
 
 interface Round {
   plain: Done;
@@ -42,7 +46,7 @@ type Done = Extract<SideReport, { op: "done" }>;
 async function startSide(mode: "plain" | "background" | "synchronous", fsync: boolean) {
   const child = fork(
     join(import.meta.dirname, "iceberg-side.ts"),
-    [mode, fsync ? "on" : "off", String(WARMUP), String(BLOCK)],
+    [mode, fsync ? "on" : "off", String(WARMUP), String(BLOCK), String(RETAIN)],
     { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] },
   );
   const reports: SideReport[] = [];
@@ -135,7 +139,7 @@ export async function benchIceberg(): Promise<void> {
         case: `Iceberg ${mode}: CPU per commit (TARGET ≤ 1.20×)`,
         median_ms: med((r) => r.iceberg.cpuMs) / COMMITS,
         ratio: times(med((r) => r.iceberg.cpuMs / r.plain.cpuMs)),
-        note: `rounds ${runs.map((r) => times(r.iceberg.cpuMs / r.plain.cpuMs)).join(" ")}; first tenth of the history ${times(med((r) => cpuRatio(r, false)))} (plain ${tenthMs(runs, "plain", false)}, Iceberg ${tenthMs(runs, "iceberg", false)} ms per commit), last tenth ${times(med((r) => cpuRatio(r, true)))} (plain ${tenthMs(runs, "plain", true)}, Iceberg ${tenthMs(runs, "iceberg", true)}); metadata JSON ${(med((r) => r.jsonBytes) / 1024).toFixed(0)} KB at the end`,
+        note: `rounds ${runs.map((r) => times(r.iceberg.cpuMs / r.plain.cpuMs)).join(" ")}; first tenth of the history ${times(med((r) => cpuRatio(r, false)))} (plain ${tenthMs(runs, "plain", false)}, Iceberg ${tenthMs(runs, "iceberg", false)} ms per commit), last tenth ${times(med((r) => cpuRatio(r, true)))} (plain ${tenthMs(runs, "plain", true)}, Iceberg ${tenthMs(runs, "iceberg", true)}); metadata JSON ${(med((r) => r.jsonBytes) / 1024).toFixed(0)} KB and ${med((r) => r.iceberg.metadataFiles)} metadata files at the end`,
       },
       {
         case: `Iceberg ${mode}: commit latency`,
@@ -146,7 +150,7 @@ export async function benchIceberg(): Promise<void> {
     );
   }
   printTable(
-    `Iceberg metadata per commit (Node storage, medians of ${ROUNDS} rounds, each after ${WARMUP} unmeasured commits per side)`,
+    `Iceberg metadata per commit (Node storage, medians of ${ROUNDS} rounds, each after ${WARMUP} unmeasured commits per side${RETAIN > 0 ? `; the newest ${RETAIN} snapshots kept` : ""})`,
     rows,
   );
 }

@@ -8,12 +8,13 @@
 // `v<N+1>.metadata.json` created exclusively (the FileStore's write-once is the atomic step: of two writers
 // racing for N+1 one wins, the other re-reads and takes N+2), then `version-hint.text`.
 import { AvaError } from "../errors.js";
-import type { Snapshot } from "../storage/catalog/model.js";
+import type { DataFile, Snapshot } from "../storage/catalog/model.js";
 import { clockOf, type Storage } from "../storage/types.js";
 import { readAvroFile } from "./avro-file.js";
+import { deleteExpired, retainedVersions } from "./expired-files.js";
 import { type Known, inFolder, loadKnown, METADATA_FILE } from "./known-metadata.js";
 import { backgroundDelayMs, inLane } from "./lanes.js";
-import { appendManifests } from "./manifest-merge.js";
+import { appendManifests, expiredSmalls } from "./manifest-merge.js";
 import { inlineWriter, rewriteEntries } from "./snapshot-entries.js";
 import { type IcebergOptions, locator } from "./location.js";
 import type { ManifestFile } from "./manifest-schemas.js";
@@ -53,8 +54,11 @@ export function icebergFolder(namespace: string, table: string): string {
  */
 const REBUILDABLE = { durable: false, whole: true } as const;
 
-/** Earlier metadata versions a version's metadata-log names (and keeps on disk), as Iceberg's default. */
-const PREVIOUS_VERSIONS_MAX = 100;
+/**
+ * Earlier metadata versions a version's metadata-log names (and keeps on disk), as Iceberg's default
+ * (write.metadata.previous-versions-max). Tests lower it to see versions and expired snapshots' files go.
+ */
+export const previousVersions = { max: 100 };
 
 const known = new WeakMap<Storage, Map<string, Known>>();
 
@@ -127,6 +131,23 @@ async function exportWithRetry(
         );
     }
   }
+}
+
+/**
+ * The files of each of `smalls` (manifests of expired snapshots) by snapshot, as `read` finds them; a
+ * manifest that cannot be read or whose files are not all live is left out (the snapshot then lists its
+ * live files afresh).
+ */
+async function expiredFilesOf(
+  smalls: readonly ManifestFile[],
+  read: (m: ManifestFile) => Promise<DataFile[] | undefined>,
+): Promise<Map<number, DataFile[]>> {
+  const out = new Map<number, DataFile[]>();
+  for (const m of smalls) {
+    const files = await read(m).catch(() => undefined);
+    if (files) out.set(Number(m.added_snapshot_id), files);
+  }
+  return out;
 }
 
 /** Another writer created the metadata version this export meant to write. */
@@ -235,6 +256,18 @@ async function exportOnce(
     return addedBy.get(path) ?? entry.history.base?.throughSequence ?? 0;
   };
 
+  // The live files of expired snapshots by their URI in manifests, for merging their small manifests.
+  let byUri: Map<string, DataFile> | undefined;
+  const readFiles = async (m: ManifestFile): Promise<DataFile[] | undefined> => {
+    byUri ??= new Map((entry.history.base?.files ?? []).map((f) => [uri(f.path), f]));
+    const path = inFolder(folder, m.manifest_path);
+    const records = readAvroFile(await storage.files.read(path), path).records as {
+      data_file: { file_path: string };
+    }[];
+    const files = records.map((r) => byUri!.get(r.data_file.file_path));
+    return files.every((f) => f !== undefined) ? (files as DataFile[]) : undefined;
+  };
+
   const snapshots: IcebergSnapshot[] = reused.snapshots;
   let written = 0;
   for (let i = snapshots.length; i < kept.length; i++) {
@@ -248,7 +281,9 @@ async function exportOnce(
       s.removedFiles.length === 0 && parent !== undefined
         ? await listOf(snapshots[i - 1]!).catch(() => undefined)
         : undefined;
-    const append = parentList && appendManifests(s, parentList, kept);
+    const append =
+      parentList &&
+      appendManifests(s, parentList, kept, await expiredFilesOf(expiredSmalls(parentList, kept), readFiles));
     if (append) {
       const entries = await Promise.all(
         append.entries.map(async (e): Promise<ManifestEntry> => ({ ...e, file: await parquet(e.file) })),
@@ -281,7 +316,7 @@ async function exportOnce(
   const previousLog = usable?.metadata?.["metadata-log"] ?? [];
   const metadataLog = usable?.metadata
     ? [
-        ...previousLog.slice(-(PREVIOUS_VERSIONS_MAX - 1)),
+        ...previousLog.slice(-(previousVersions.max - 1)),
         {
           "timestamp-ms": usable.metadata["last-updated-ms"],
           "metadata-file": uri(`${folder}/v${usable.version}.metadata.json`),
@@ -309,10 +344,18 @@ async function exportOnce(
   // Versions the new one's metadata-log no longer names go, as Iceberg's write.metadata.delete-after-commit
   // does: each lists every kept snapshot, so keeping them all made the folder grow with the square of the
   // history (hundreds of MB after a few thousand commits). Best effort: a leftover is only disk.
-  for (const dropped of previousLog.slice(0, Math.max(0, previousLog.length - (PREVIOUS_VERSIONS_MAX - 1)))) {
+  for (const dropped of previousLog.slice(0, Math.max(0, previousLog.length - (previousVersions.max - 1)))) {
     const path = inFolder(folder, dropped["metadata-file"]);
     if (METADATA_FILE.test(path.slice(folder.length + 1))) await storage.files.delete(path).catch(() => {});
   }
+  const versionMs = making + (performance.now() - writing);
+  // The oldest version the new one's log names, whose first snapshot is the oldest any retained one lists.
+  const first = metadataLog[0];
+  const firstRetained = first
+    ? Number(METADATA_FILE.exec(inFolder(folder, first["metadata-file"]).slice(folder.length + 1))?.[1])
+    : version;
+  const retained = retainedVersions(usable, version, metadata, folder, firstRetained);
+  if (entry.history.base) await deleteExpired(storage, folder, retained, firstRetained);
   // Only the newest list is kept: every later append starts from it, and a process that lives through
   // thousands of commits must not hold all of them.
   const newest = kept.at(-1)?.sequenceNumber;
@@ -321,7 +364,8 @@ async function exportOnce(
     version,
     metadata,
     lists: newestList && newest !== undefined ? new Map([[newest, newestList]]) : new Map(),
-    versionMs: making + (performance.now() - writing),
+    versionMs,
+    retained,
   });
   return { metadataPath: path, version, snapshotsWritten: written };
 }

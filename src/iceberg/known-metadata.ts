@@ -13,6 +13,7 @@
 // history. Readers that come before the next export see the broken version; the one after it is whole.
 import type { Storage } from "../storage/types.js";
 import { readAvroFile } from "./avro-file.js";
+import type { RetainedVersions } from "./expired-files.js";
 import type { ManifestFile } from "./manifest-schemas.js";
 import type { TableMetadata } from "./table-metadata.js";
 
@@ -25,6 +26,8 @@ export interface Known {
   lists: Map<number, ManifestFile[]>;
   /** What writing that version's JSON and hint took this process (ms), which paces background exports. */
   versionMs?: number;
+  /** What this process knows of the versions that version's metadata-log retains (expired-files.ts). */
+  retained?: RetainedVersions;
 }
 
 /** A metadata version's file name. */

@@ -2,8 +2,9 @@
 // (commit.manifest-merge.enabled, commit.manifest.min-count-to-merge). An append writes one manifest of its
 // own files and lists the parent's manifests after it, so a list grows by one per append. Once the parent's
 // list has `minCount` manifests, the append's manifest takes in the files of the parent's small ones — the
-// one-snapshot manifests of earlier appends, whose files the catalog knows by snapshot — as EXISTING
-// entries, and the list keeps only the parent's merged ones. Each merge thus writes about `minCount` entries
+// one-snapshot manifests of earlier appends, whose files the catalog knows by snapshot (or, once that
+// snapshot has expired, the export reads from the manifest: listing every live file afresh instead, as
+// before, cost each merge under a retention the whole table's files) — as EXISTING entries, and the list keeps only the parent's merged ones. Each merge thus writes about `minCount` entries
 // whatever the history's length, and a list stays under `minCount` manifests; when merged manifests alone
 // reach that, the snapshot lists its live files afresh (export.ts), which happens once in thousands of
 // appends. (Merging every manifest into one at each merge, as before, rewrote the whole history's files
@@ -40,14 +41,29 @@ function snapshotAt(kept: readonly Snapshot[], seq: number): Snapshot | undefine
 }
 
 /**
+ * The small manifests a merge after `parentList` would take in whose snapshots have expired: the catalog no
+ * longer says which files they added, so the export reads them (their files are still live: only appends
+ * came since the last fresh listing). None when no merge is due.
+ */
+export function expiredSmalls(
+  parentList: readonly ManifestFile[],
+  kept: readonly Snapshot[],
+): ManifestFile[] {
+  if (parentList.length < manifestMerging.minCount) return [];
+  const oldest = kept[0]?.sequenceNumber ?? 0;
+  return parentList.filter((m) => isSmall(m) && Number(m.added_snapshot_id) < oldest);
+}
+
+/**
  * The manifests of append `s` (it removed no file) after a parent listing `parentList`; undefined when
- * it must list its live files afresh: too many merged manifests, or a small manifest whose snapshot has
- * expired (its files are then known only from the manifest itself).
+ * it must list its live files afresh: too many merged manifests, or a small manifest whose files are known
+ * neither from its snapshot nor from `expiredFiles` (the files of expiredSmalls(), by snapshot, as read).
  */
 export function appendManifests(
   s: Snapshot,
   parentList: readonly ManifestFile[],
   kept: readonly Snapshot[],
+  expiredFiles: ReadonlyMap<number, readonly DataFile[]> = new Map(),
 ): AppendManifests | undefined {
   const own = s.addedFiles.map((file) => ({ status: ADDED, file, addedSequence: s.sequenceNumber }) as const);
   const { minCount } = manifestMerging;
@@ -57,10 +73,10 @@ export function appendManifests(
   const entries: AppendManifests["entries"] = [...own];
   for (const m of parentList) {
     if (!isSmall(m)) continue;
-    const added = snapshotAt(kept, m.added_snapshot_id);
-    if (!added || added.addedFiles.length !== m.added_files_count) return undefined;
-    for (const file of added.addedFiles)
-      entries.push({ status: EXISTING, file, addedSequence: added.sequenceNumber });
+    const sequence = Number(m.added_snapshot_id);
+    const files = snapshotAt(kept, sequence)?.addedFiles ?? expiredFiles.get(sequence);
+    if (!files || files.length !== m.added_files_count) return undefined;
+    for (const file of files) entries.push({ status: EXISTING, file, addedSequence: sequence });
   }
   return { entries, reused: merged };
 }

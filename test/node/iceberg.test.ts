@@ -11,14 +11,17 @@ import { join } from "node:path";
 import * as A from "apache-arrow";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { icebergRead } from "icebird";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import * as ava from "../../src/index.js";
 import { nodeStorage } from "../../src/node.js";
+import { previousVersions } from "../../src/iceberg/export.js";
 import { manifestMerging } from "../../src/iceberg/manifest-merge.js";
 import { expireTable } from "../../src/table/expire.js";
 import { Transaction } from "../../src/table/transaction.js";
+import { exited, startTsx } from "./fixtures/child-process.js";
 
 const PYTHON = "/usr/bin/python3";
+const EXPIRY_CHILD = join(import.meta.dirname, "fixtures", "iceberg-expiry-child.ts");
 
 // ---- a static file server over one folder (icebird reads through fetch, as it would from S3) ----
 let served: string;
@@ -1080,6 +1083,147 @@ describe("exportIceberg() of any table", () => {
       message: expect.stringContaining("s3://bucket/prefix"),
     });
   });
+});
+
+describe("files of expired snapshots", () => {
+  const schema = new A.Schema([new A.Field("id", new A.Int32(), false)]);
+  const Expiry = ava.defineNamespace({ name: "expiry", tables: { t: ava.table({ schema, inline: false }) } });
+  /** Versions the metadata-log keeps here: versions that list expired snapshots leave it in a few exports. */
+  const VERSIONS = 3;
+
+  /**
+   * A table with 10 snapshots, a version each, merged manifests (some outlive the snapshots that wrote them),
+   * all but the newest 3 snapshots expired. `step` appends a row and exports; `expectOnlyReferenced` checks
+   * that every .avro file on disk is a list a version still on disk names or a manifest such a list names,
+   * and that each of those exists.
+   */
+  async function expiredTable() {
+    const { root, location } = await freshRoot();
+    const storage = nodeStorage({ root, fsync: false });
+    const ns = await Expiry.open({ storage });
+    await ns.push();
+    const t = ns.t as unknown as ava.Table;
+    const folder = join(root, "data/expiry/t/metadata");
+    const local = (uri: string) => join(root, uri.slice(location.length + 1));
+    const expectOnlyReferenced = async () => {
+      const names = await readdir(folder);
+      const lists = new Set<string>();
+      for (const name of names.filter((n) => n.endsWith(".metadata.json")))
+        for (const s of JSON.parse(await readFile(join(folder, name), "utf8")).snapshots)
+          lists.add(local(s["manifest-list"]));
+      const referenced = new Set(lists);
+      for (const list of readWithSpec("manifest_file", MANIFEST_FILE, [...lists]))
+        for (const m of list.records) referenced.add(local(m.manifest_path as string));
+      const avro = names.filter((n) => n.endsWith(".avro")).map((n) => join(folder, n));
+      expect(avro.sort()).toEqual([...referenced].sort());
+      return avro.length;
+    };
+    const step = async (id: number, store = storage) => {
+      await t.append([{ id }]);
+      const { metadataPath } = await ava.exportIceberg(store, "expiry", "t", { location });
+      return JSON.parse(await readFile(join(root, metadataPath), "utf8"));
+    };
+    /** The sequence numbers of the manifest lists on disk. */
+    const listsOnDisk = async () =>
+      (await readdir(folder)).filter((n) => /^snap-\d+-/.test(n)).map((n) => Number(n.split("-")[1]));
+    for (let i = 0; i < 10; i++) {
+      await step(i);
+      await expectOnlyReferenced();
+    }
+    const all = await t.history();
+    await expireTable(storage, "expiry", "t", { maxAgeMs: 0, minSnapshots: 3 });
+    const expired = all.slice(0, -3).map((s) => s.sequenceNumber);
+    const tableUrl = `${location}/data/expiry/t`;
+    return { root, location, tableUrl, t, step, expectOnlyReferenced, listsOnDisk, expired };
+  }
+
+  let saved: [number, number];
+  beforeEach(() => {
+    saved = [previousVersions.max, manifestMerging.minCount];
+    previousVersions.max = VERSIONS;
+    manifestMerging.minCount = 4;
+  });
+  afterEach(() => {
+    [previousVersions.max, manifestMerging.minCount] = saved;
+  });
+
+  it("deletes expired snapshots' lists and the manifests only they name, once no retained version lists them", async () => {
+    const { root, tableUrl, t, step, expectOnlyReferenced, listsOnDisk, expired } = await expiredTable();
+    const before = await expectOnlyReferenced();
+    let metadata = await step(10);
+    await expectOnlyReferenced();
+    // The versions before the expiry still list its snapshots: their files stay while the log names them.
+    expect(await listsOnDisk()).toEqual(expect.arrayContaining(expired));
+    // A fresh process (nothing held in memory) goes on, and deletes them once they leave the log.
+    const fresh = nodeStorage({ root, fsync: false });
+    for (let i = 11; i < 11 + VERSIONS; i++) {
+      metadata = await step(i, fresh);
+      await expectOnlyReferenced();
+    }
+    const kept = await t.history();
+    // Expired snapshots are absent from the metadata, and their files from the disk.
+    expect(metadata.snapshots.map((s: { "snapshot-id": number }) => s["snapshot-id"])).toEqual(
+      kept.map((s) => s.sequenceNumber),
+    );
+    expect((await listsOnDisk()).filter((seq) => expired.includes(seq))).toEqual([]);
+    expect(await expectOnlyReferenced()).toBeLessThan(before);
+    // Time travel to every kept snapshot reads exactly our rows (merged manifests of expired snapshots too).
+    await expectEverySnapshot(tableUrl, metadata, t, kept);
+  });
+
+  it("merges the small manifests of expired snapshots by reading them, instead of listing every live file afresh", async () => {
+    const { root, location } = await freshRoot();
+    const storage = nodeStorage({ root, fsync: false });
+    const ns = await Expiry.open({ storage });
+    await ns.push();
+    const t = ns.t as unknown as ava.Table;
+    const local = (uri: string) => join(root, uri.slice(location.length + 1));
+    let metadata: { snapshots: { "manifest-list": string }[] } = { snapshots: [] };
+    const step = async (id: number) => {
+      await t.append([{ id }]);
+      const { metadataPath } = await ava.exportIceberg(storage, "expiry", "t", { location });
+      metadata = JSON.parse(await readFile(join(root, metadataPath), "utf8"));
+    };
+    for (let i = 1; i <= 7; i++) await step(i); // 5 merged 1–5; 6 and 7 are small
+    await expireTable(storage, "expiry", "t", { maxAgeMs: 0, minSnapshots: 1 }); // 6's snapshot expires
+    for (let i = 8; i <= 9; i++) await step(i); // 9 merges 6, 7 and 8
+    const [list] = readWithSpec("manifest_file", MANIFEST_FILE, [
+      local(metadata.snapshots.at(-1)!["manifest-list"]),
+    ]);
+    expect(
+      list!.records.map((m) => [m.added_snapshot_id, m.added_files_count, m.existing_files_count]),
+    ).toEqual([
+      [9, 1, 3],
+      [5, 1, 4],
+    ]);
+    await expectEverySnapshot(`${location}/data/expiry/t`, metadata, t, await t.history());
+  });
+
+  it("a process killed with SIGKILL midway through the deletion leaves valid metadata; the next export finishes it", async () => {
+    const { root, location, tableUrl, t, step, expectOnlyReferenced, listsOnDisk, expired } =
+      await expiredTable();
+    for (let i = 10; i < 10 + VERSIONS; i++) await step(i);
+    // The next export's metadata-log no longer names a version listing the expired snapshots: it deletes.
+    const killed = await exited(
+      startTsx(EXPIRY_CHILD, [root, location, String(10 + VERSIONS), String(VERSIONS)]),
+    );
+    expect(killed.signal, killed.stderr).toBe("SIGKILL");
+    const folder = join(root, "data/expiry/t/metadata");
+    const newest = Math.max(
+      ...(await readdir(folder)).map((n) => Number(/^v(\d+)\.metadata\.json$/.exec(n)?.[1] ?? 0)),
+    );
+    const metadata = JSON.parse(await readFile(join(folder, `v${newest}.metadata.json`), "utf8"));
+    const kept = await t.history();
+    expect(metadata.snapshots.map((s: { "snapshot-id": number }) => s["snapshot-id"])).toEqual(
+      kept.map((s) => s.sequenceNumber),
+    );
+    await expectEverySnapshot(tableUrl, metadata, t, kept);
+    expect((await listsOnDisk()).filter((seq) => expired.includes(seq)).length).toBeGreaterThan(0);
+    // The next export (another process) deletes what is left.
+    await step(100, nodeStorage({ root, fsync: false }));
+    await expectOnlyReferenced();
+    expect((await listsOnDisk()).filter((seq) => expired.includes(seq))).toEqual([]);
+  }, 60_000);
 });
 
 describe("inlining and Iceberg", () => {

@@ -5,6 +5,8 @@ import * as A from "apache-arrow";
 import { icebergRead } from "icebird";
 import { describe, expect, it } from "vitest";
 import * as ava from "../../src/index.js";
+import { previousVersions } from "../../src/iceberg/export.js";
+import { expireTable } from "../../src/table/expire.js";
 import { useWarehouseServers } from "./fixtures/warehouse-servers.js";
 
 const { fresh, s3 } = useWarehouseServers();
@@ -50,5 +52,42 @@ describe("Iceberg metadata on warehouseStorage", () => {
     }
     // The version hint names the newest version: a reader without a version reads the table as it is.
     expect(canonical(await icebergRead({ tableUrl }))).toEqual(canonical(await t.scan().toObjects()));
+  });
+
+  it("expired snapshots' manifest lists and manifests leave the bucket once no retained version lists them", async () => {
+    const { name, open } = fresh();
+    const location = `${s3().endpoint}/${s3().bucket}/${name}`;
+    const Lake = ava.defineNamespace({
+      name: "lake",
+      tables: { t: ava.table({ schema, iceberg: { location, background: false }, inline: false }) },
+    });
+    const ns = await Lake.open({ storage: open() });
+    await ns.push();
+    const t = ns.t as unknown as ava.Table;
+    const saved = previousVersions.max;
+    previousVersions.max = 2; // versions listing the expired snapshots leave the log in two exports
+    try {
+      for (let i = 0; i < 5; i++) await t.append(rows(i * 10, 2));
+      const expired = (await t.history()).slice(0, -2).map((s) => s.sequenceNumber);
+      await expireTable(ns.storage, "lake", "t", { maxAgeMs: 0, minSnapshots: 2 });
+      for (let i = 5; i < 8; i++) await t.append(rows(i * 10, 2));
+      const files = await ns.storage.files.list("data/lake/t/metadata/");
+      const lists = files.map((f) => /\/snap-(\d+)-[^/]*\.avro$/.exec(f.path)?.[1]).filter((s) => s);
+      expect(lists.map(Number).filter((seq) => expired.includes(seq))).toEqual([]);
+      expect(lists).toHaveLength(5); // the kept snapshots, 4 to 8, and no other
+      const kept = await t.history();
+      const tableUrl = `${location}/data/lake/t`;
+      const { metadataPath } = await ava.exportIceberg(ns.storage, "lake", "t", { location });
+      const metadata = JSON.parse(new TextDecoder().decode(await ns.storage.files.read(metadataPath)));
+      for (const s of kept) {
+        const read = await icebergRead({
+          tableUrl,
+          metadata: { ...metadata, "current-snapshot-id": s.sequenceNumber },
+        });
+        expect(canonical(read)).toEqual(canonical(await t.scan({ snapshotId: s.id }).toObjects()));
+      }
+    } finally {
+      previousVersions.max = saved;
+    }
   });
 });
