@@ -11,7 +11,7 @@
 // keep `batch.bytes`: then `recycle` is false and every batch gets fresh memory, as before.
 import type { AvroSink } from "../writer.js";
 
-/** A sink whose file so far is `bytes()`, and the buffer under it (what is given back). */
+/** A sink whose file so far is `bytes()`: a view of the buffer that is later given back. */
 export interface BatchSink extends AvroSink {
   bytes(): Uint8Array;
 }
