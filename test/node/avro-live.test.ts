@@ -14,6 +14,8 @@ interface Fake {
   url: string;
   /** Kept batches by idempotency key. */
   kept: Map<string, Uint8Array>;
+  /** Every body that arrived whole, by idempotency key (a re-sent batch has several). */
+  bodies: Map<string, Uint8Array[]>;
   requests: { key: string | undefined; type: string | undefined; fault: Fault }[];
   server: Server;
 }
@@ -27,12 +29,14 @@ async function body(req: IncomingMessage): Promise<Uint8Array> {
 /** A server answering request i with faults[i] (then "ok"). */
 async function fakeServer(faults: Fault[]): Promise<Fake> {
   const kept = new Map<string, Uint8Array>();
+  const bodies = new Map<string, Uint8Array[]>();
   const requests: Fake["requests"] = [];
   const server = createServer(async (req, res) => {
     const fault = faults[requests.length] ?? "ok";
     const key = req.headers["idempotency-key"] as string | undefined;
     requests.push({ key, type: req.headers["content-type"], fault });
     const bytes = await body(req);
+    if (key) bodies.set(key, [...(bodies.get(key) ?? []), bytes]);
     if (fault === "reset") return req.socket.destroy();
     if (fault === "503") return res.writeHead(503).end("busy");
     if (fault === "400") return res.writeHead(400).end("AVRO_CORRUPT: no");
@@ -43,7 +47,7 @@ async function fakeServer(faults: Fault[]): Promise<Fake> {
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/ingest`, kept, requests, server };
+  return { url: `http://127.0.0.1:${port}/ingest`, kept, bodies, requests, server };
 }
 
 let open: Server[] = [];
@@ -95,6 +99,10 @@ describe("createLiveStream, avro transport", () => {
     // every request carried its batch's key and the file type; re-sends reused the key
     expect(fake.requests.every((r) => r.type === "application/avro" && r.key)).toBe(true);
     expect(new Set(fake.requests.map((r) => r.key)).size).toBe(6);
+    // The stream reuses a batch's memory once it is acknowledged: every re-send still carried the same bytes.
+    for (const [key, sent] of fake.bodies)
+      for (const b of sent) expect(Buffer.compare(b, sent[0]!), `a re-send of ${key} changed`).toBe(0);
+    expect([...fake.bodies.values()].some((sent) => sent.length > 1)).toBe(true);
   }, 60_000);
 
   it("abandons a request past its timeout and sends it again with the same key", async () => {

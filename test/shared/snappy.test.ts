@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { crc32, crc32c } from "../../src/avro/crc32.js";
+import { crc32, crc32c, crc32Portable } from "../../src/avro/crc32.js";
 import { SnappyError, snappyCompress, snappyDecompress } from "../../src/avro/snappy.js";
 
 function random(seed: number) {
@@ -93,9 +93,13 @@ describe("snappy", () => {
     expect(() => snappyDecompress(stream, 1000)).toThrow(message);
   });
 
-  it("computes the standard CRC-32", () => {
+  it.each([
+    ["crc32 (the runtime's own where there is one)", crc32],
+    ["crc32Portable (JavaScript)", crc32Portable],
+  ])("%s computes the standard CRC-32", (_, crc32) => {
     expect(crc32(new TextEncoder().encode("123456789"))).toBe(0xcbf43926);
     expect(crc32(new Uint8Array(0))).toBe(0);
+    expect(crc32(Uint8Array.of(0xff, 0xff, 0xff, 0xff))).toBe(0xffffffff); // unsigned, as both return it
     // the sliced loop against a bit-by-bit reference, over every tail length
     const bitwise = (bytes: Uint8Array) => {
       let c = 0xffffffff;

@@ -19,7 +19,8 @@ import { ulid } from "../../util/ids.js";
 import type { AvroCodec } from "../codecs.js";
 import type { SnappyMode } from "../snappy.js";
 import type { StreamValue, Timestamp, TimestampUnit } from "../values.js";
-import { type AvroStreamWriter, createWriter, memorySink } from "../writer.js";
+import { type AvroStreamWriter, createWriter } from "../writer.js";
+import { BatchBuffers, type BatchSink } from "./batch-buffers.js";
 import { checkLiveOptions } from "./live-options.js";
 import { checkPolicy, defaultOutboxBytes, Outbox, type OutboxPolicy } from "./outbox.js";
 import { OutboxSender } from "./outbox-sender.js";
@@ -143,7 +144,10 @@ export class LiveStream extends EventTarget {
   #maxBytes: number | undefined;
   /** One writer for the stream's life: each batch is a file of its own, cut by `rotate`. */
   readonly #writer: AvroStreamWriter;
-  #sink = memorySink();
+  /** Memory for batch files, reused once a batch has left the outbox. */
+  readonly #buffers: BatchBuffers;
+  /** The open batch's file. */
+  #sink: BatchSink;
   #buffered = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Cut batches waiting to enter the outbox, in order. */
@@ -178,10 +182,14 @@ export class LiveStream extends EventTarget {
     const send = transportOf(options);
     this.#policy = checkPolicy(options.outboxPolicy ?? "block");
     this.#maxBytes = options.maxOutboxBytes;
+    const { backoffMs, maxBackoffMs, leaseMs, maxBufferedBatches, maxInFlight } = this.#options;
+    // An app's transport function may keep a batch's bytes after its send: then none is reused.
+    const ownTransport = typeof options.transport !== "function";
+    this.#buffers = new BatchBuffers(ownTransport, maxInFlight + 2, 4 * maxBufferedBatches);
+    this.#sink = this.#buffers.sink();
     this.#writer = this.#newWriter(); // checks codec and timestampUnit
     const storage = options.outbox ?? memoryStorage();
     this.#outbox = new Outbox(storage, checkName("live stream", options.name ?? "live"));
-    const { backoffMs, maxBackoffMs, leaseMs, maxBufferedBatches, maxInFlight } = this.#options;
     const lock = senderLock(this.#outbox, ulid(), leaseMs);
     this.#sender = new OutboxSender(
       this.#outbox,
@@ -216,7 +224,10 @@ export class LiveStream extends EventTarget {
           this.#online = ok;
           this.#emit(ok ? "online" : "offline", undefined);
         },
-        removed: () => this.#notify(),
+        removed: (batches) => {
+          this.#buffers.giveBack(batches.map((b) => b.id));
+          this.#notify();
+        },
       },
     );
     // Another tab's or process's batches, and removals by another sender, show up through the catalog.
@@ -364,7 +375,7 @@ export class LiveStream extends EventTarget {
     this.#cutSinceYield = true;
     const sink = this.#sink;
     const points = this.#buffered;
-    this.#sink = memorySink();
+    this.#sink = this.#buffers.sink();
     // The batch's points are encoded now; its file is complete once `written` resolves.
     const written = this.#writer.rotate(this.#sink);
     written.catch(() => {}); // awaited in turn below
@@ -409,6 +420,7 @@ export class LiveStream extends EventTarget {
               )
             : await this.#outbox.store(batch, { maxBytes, policy: this.#policy });
         this.#sender.forget(dropped.map((b) => b.id));
+        this.#buffers.forget(dropped.map((b) => b.id));
       } catch (err) {
         if (this.#stopped) return;
         if (isAvaError(err, "QUOTA_EXCEEDED")) {
@@ -430,7 +442,11 @@ export class LiveStream extends EventTarget {
       this.#full = false;
       this.#waiting.shift();
       this.#mine.add(batch.id);
-      this.#sender.cache(batch.id, batch.bytes);
+      // The bytes stay lent while someone holds them — the sender's cache, a memory outbox (which keeps the
+      // very bytes) — until the batch leaves the outbox; a batch only on disk frees them now.
+      if (this.#sender.cache(batch.id, batch.bytes) || this.#outbox.storage.descriptor.kind === "memory")
+        this.#buffers.lend(batch.id, batch.bytes);
+      else this.#buffers.release(batch.bytes);
       this.#sender.wake();
       const stored = this.#outbox.peek().batches.find((b) => b.id === batch.id);
       this.#emit("stored", stored);

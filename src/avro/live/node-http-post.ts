@@ -113,7 +113,9 @@ export function describeFailure(cause: unknown): string {
 
 /**
  * POSTs `body` to `target` and resolves with the answer's status and text; rejects (a plain Error, as fetch
- * would) when the connection fails or `signal` aborts — the caller's signal includes its timeout.
+ * would) when the connection fails or `signal` aborts — the caller's signal includes its timeout. It
+ * resolves only once the socket holds no more of `body` (written out, or the request closed): a server may
+ * answer before reading it all (an early 413), and the live stream reuses a batch's memory once answered.
  */
 export async function nodeHttpPost(
   target: URL,
@@ -125,6 +127,11 @@ export async function nodeHttpPost(
   const { request, agent } = await client(target.protocol as "http:" | "https:", tls);
   signal.throwIfAborted();
   return new Promise<PostAnswer>((resolve, reject) => {
+    let answer: PostAnswer | undefined;
+    let bodyDone = false;
+    const settle = () => {
+      if (answer && bodyDone) resolve(answer);
+    };
     const req = request(
       target,
       {
@@ -141,17 +148,24 @@ export async function nodeHttpPost(
           parts.push(chunk);
           kept += chunk.length;
         });
-        res.on("end", () =>
-          resolve({
+        res.on("end", () => {
+          answer = {
             status: res.statusCode ?? 0,
             text: new TextDecoder().decode(concatBytes(parts).subarray(0, MAX_ANSWER_TEXT)),
-          }),
-        );
+          };
+          settle();
+        });
         res.on("error", reject);
         res.on("aborted", () => reject(new Error("the answer was cut off before its end")));
       },
     );
     req.on("error", reject);
+    const written = () => {
+      bodyDone = true;
+      settle();
+    };
+    req.on("finish", written);
+    req.on("close", written);
     req.end(body);
   });
 }

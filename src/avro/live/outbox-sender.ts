@@ -51,8 +51,8 @@ export interface SenderHooks {
   failed(error: unknown): void;
   /** Whether the last attempt reached the server. */
   reached(ok: boolean): void;
-  /** Batches left the outbox (acknowledged or refused): flush() waiters look again. */
-  removed(): void;
+  /** Batches left the outbox (acknowledged or refused; removal committed, files deleted): flush() waiters look again. */
+  removed(batches: readonly OutboxBatch[]): void;
 }
 
 export class OutboxSender {
@@ -103,9 +103,11 @@ export class OutboxSender {
     this.#loop ??= this.#run();
   }
 
-  /** Keeps a just-stored batch's bytes for its send, if the memory budget allows. */
-  cache(id: string, bytes: Uint8Array): void {
-    if (this.#cache.size < this.#options.maxCachedBatches) this.#cache.set(id, bytes);
+  /** Keeps a just-stored batch's bytes for its send, if the memory budget allows (then true). */
+  cache(id: string, bytes: Uint8Array): boolean {
+    if (this.#cache.size >= this.#options.maxCachedBatches) return false;
+    this.#cache.set(id, bytes);
+    return true;
   }
 
   /**
@@ -333,7 +335,7 @@ export class OutboxSender {
         continue;
       }
       for (const b of batches) this.#done.delete(b.id);
-      this.#hooks.removed();
+      this.#hooks.removed(batches);
     }
   }
 }
