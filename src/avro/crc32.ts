@@ -71,8 +71,9 @@ export const crc32Portable = crcWith(slicingTables(0xedb88320));
 type Crc = (bytes: Uint8Array, prior?: number) => number;
 
 /**
- * Node's own CRC-32 (zlib's, SIMD: 5–6× the sliced loop; Node ≥ 20.15), reached through
- * `process.getBuiltinModule` — a call, not an import, so no browser build follows it to `node:zlib`.
+ * Node's own CRC-32 (zlib's: 0.77 ms of CPU for a 4.2 MB block against 2.75 ms for the sliced loop, min
+ * of 7; Node ≥ 20.15), reached through `process.getBuiltinModule` — a call, not an import, so no browser
+ * build follows it to `node:zlib`.
  */
 function runtimeCrc32(): Crc | undefined {
   const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
@@ -86,8 +87,8 @@ function runtimeCrc32(): Crc | undefined {
 
 /**
  * CRC-32 (IEEE), as zlib computes it; `prior` continues the CRC of the bytes before these. Avro's snappy
- * codec appends one to every block: the live stream's sender and the ingest endpoint each spent ~30 ms per
- * million points on it in JavaScript.
+ * codec appends one to every block: the live stream's sender and the ingest endpoint each spend ~11 ms per
+ * million points on it in JavaScript, ~3 in zlib.
  */
 export const crc32: Crc = runtimeCrc32() ?? crc32Portable;
 
