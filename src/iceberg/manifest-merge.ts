@@ -4,7 +4,8 @@
 // list has `minCount` manifests, the append's manifest takes in the files of the parent's small ones — the
 // one-snapshot manifests of earlier appends, whose files the catalog knows by snapshot (or, once that
 // snapshot has expired, the export reads from the manifest: listing every live file afresh instead, as
-// before, cost each merge under a retention the whole table's files) — as EXISTING entries, and the list keeps only the parent's merged ones. Each merge thus writes about `minCount` entries
+// before, cost each merge under a retention the whole table's files) — as EXISTING entries, and the list
+// keeps only the parent's merged ones. Each merge thus writes about `minCount` entries
 // whatever the history's length, and a list stays under `minCount` manifests; when merged manifests alone
 // reach that, the snapshot lists its live files afresh (export.ts), which happens once in thousands of
 // appends. (Merging every manifest into one at each merge, as before, rewrote the whole history's files
