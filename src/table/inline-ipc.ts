@@ -6,6 +6,7 @@
 // shape (telemetry's usual case) share one, kept under those numbers. The bytes are exactly
 // tableToIPC(table, "stream")'s: the payload format is unchanged.
 import * as A from "apache-arrow";
+import { concatBytes } from "../util/bytes.js";
 
 type ViewInput = Parameters<typeof A.util.toUint8Array>[0];
 type Assembled = ReturnType<A.RecordBatchStreamWriter["_assembleRecordBatch"]>;
@@ -45,7 +46,7 @@ class CachedMessageStreamWriter extends A.RecordBatchStreamWriter {
     this.#capture = [];
     try {
       write();
-      return concat(this.#capture);
+      return concatBytes(this.#capture);
     } finally {
       this.#capture = undefined;
     }
@@ -96,16 +97,6 @@ class CachedMessageStreamWriter extends A.RecordBatchStreamWriter {
     if (this.#capture) this.#capture.push((A.util.toUint8Array(chunk) as Uint8Array).slice());
     return super._write(chunk);
   }
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }
 
 /** Assembles record batches (their body buffers and message numbers) for the direct path. */
