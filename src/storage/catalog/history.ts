@@ -36,10 +36,17 @@ export function applySnapshotFiles(live: readonly DataFile[], snapshot: Snapshot
   return out;
 }
 
-/** The live files at the end of a list of snapshots (replayed from `base`, the files live before them). */
+/**
+ * The live files at the end of a list of snapshots (replayed from `base`, the files live before them).
+ * Appends go onto one array: a fresh copy per snapshot made this O(n²), and the first look at the live
+ * files of a history read from a checkpoint (100,000 appends, never maintained) took 75 s.
+ */
 export function liveFilesOf(snapshots: readonly Snapshot[], base: readonly DataFile[] = []): DataFile[] {
-  let live: DataFile[] = [...base];
-  for (const s of snapshots) live = applySnapshotFiles(live, s);
+  let live: DataFile[] = [...base]; // this function's own array until it is returned
+  for (const s of snapshots) {
+    if (s.removedFiles.length > 0) live = applySnapshotFiles(live, s);
+    else for (const f of s.addedFiles) live.push(f);
+  }
   return live;
 }
 
