@@ -13,6 +13,8 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // A fast toEqual for typed arrays (the Avro suites compare millions of points).
+    setupFiles: ["test/support/typed-array-equality.ts"],
     projects: [
       {
         extends: true,
