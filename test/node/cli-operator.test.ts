@@ -7,19 +7,24 @@ import { dirname, join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as ava from "../../src/node.js";
+import { bundledCli, tsxCli } from "../support/cli-bundle.js";
 import { Ops } from "./fixtures/operator-flows.js";
 
-const MAIN = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts");
 const FLOWS = join(import.meta.dirname, "fixtures", "operator-flows.ts");
 
 let root: string;
 let home: string;
-const cli = (args: string[], input?: string, env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, ["--import", "tsx", MAIN, ...args], {
+let bundle: string;
+const spawnCli = (argv: string[], input?: string, env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, argv, {
     encoding: "utf8",
     env: { ...process.env, HOME: home, AVALANCHE_ROOT: root, ...env },
     ...(input === undefined ? {} : { input }),
   });
+const cli = (args: string[], input?: string, env?: Record<string, string>) =>
+  spawnCli([bundle, ...args], input, env);
+/** For the commands given the test's TypeScript workflow module (run, rerun): the source through tsx. */
+const cliTs = (args: string[]) => spawnCli(tsxCli(...args));
 const json = (args: string[]) => {
   const r = cli([...args, "--json"]);
   expect(r.stderr).toBe("");
@@ -31,6 +36,7 @@ let first: string; // the readings' first snapshot
 let runId: string;
 
 beforeAll(async () => {
+  bundle = await bundledCli();
   root = await mkdtemp(join(tmpdir(), "ava-ops-"));
   home = await mkdtemp(join(tmpdir(), "ava-home-"));
   const ns = await Ops.open({ storage: ava.nodeStorage({ root }) });
@@ -56,7 +62,7 @@ describe("avalanche-web tables", () => {
     const csv = cli(["tables", "--csv", "--root", root]).stdout.trim().split("\n");
     expect(csv[0]).toBe("table,snapshots,rows,files,bytes,updated");
     expect(csv[2]).toMatch(/^ops\.ticks,0,0,0,0,/);
-  }, 240_000); // each command is a process starting tsx
+  }, 240_000); // each command is a process of its own
 
   it("show gives the schema with the provenance columns marked, and the table's size", () => {
     const info = json(["tables", "show", "ops.readings"]);
@@ -72,14 +78,14 @@ describe("avalanche-web tables", () => {
     const text = cli(["tables", "show", "ops.readings"]).stdout;
     expect(text).toMatch(/^snapshots:\s+2$/m);
     expect(text).toMatch(/^_ava_updated_at\s+Timestamp<MICROSECOND, UTC>\s+no\s+yes$/m);
-  }, 240_000); // each command is a process starting tsx
+  }, 240_000); // each command is a process of its own
 
   it("history lists snapshots oldest first", () => {
     const h = json(["tables", "history", "ops.readings"]);
     expect(h.map((s: { seq: number }) => s.seq)).toEqual([1, 2]);
     expect(h[0]).toMatchObject({ snapshot: first, operation: "append", addedRows: 1, totalRows: 1 });
     expect(h[1]).toMatchObject({ addedRows: 2, totalRows: 3 });
-  }, 240_000); // each command is a process starting tsx
+  }, 240_000); // each command is a process of its own
 
   it("head prints the first rows, filtered, limited, at a snapshot; CSV quotes; Parquet is a real file", async () => {
     const text = cli(["tables", "head", "ops.readings", "--columns", "sensor,n"]).stdout.trim().split("\n");
@@ -124,7 +130,7 @@ describe("avalanche-web tables", () => {
     ).getRowObjects();
     expect(rows.map((r) => r.sensor)).toEqual(["a", "b", 'c, "quoted"']);
     conn.closeSync();
-  }, 240_000); // each command is a process starting tsx
+  }, 240_000); // each command is a process of its own
 
   it("refuses bad input with one line and exit 1, wrong arguments with the usage and exit 2", () => {
     const missing = cli(["tables", "show", "ops.nope"]);
@@ -150,7 +156,7 @@ describe("avalanche-web tables", () => {
     const help = cli(["tables", "--help"]);
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/exit codes:/);
-  }, 240_000); // each command is a process starting tsx
+  }, 240_000); // each command is a process of its own
 });
 
 describe("avalanche-web sql", () => {
@@ -165,7 +171,7 @@ describe("avalanche-web sql", () => {
     ]);
     const text = cli(["sql", "SELECT 1 AS one"]).stdout;
     expect(text).toBe("one\n---\n1\n(1 row)\n");
-  }, 240_000); // each command is a process starting tsx
+  }, 240_000); // each command is a process of its own
 
   it("refuses bad SQL and unknown pins in one line", () => {
     const bad = cli(["sql", "SELEC nope"]);
@@ -175,7 +181,7 @@ describe("avalanche-web sql", () => {
     const pin = cli(["sql", "SELECT 1", "--at", "ops.nope=x"]);
     expect(pin.stderr).toBe("avalanche-web: --at: ops.nope is not a table of this namespace\n");
     expect(cli(["sql", "SELECT 1", "--at", "nonsense"]).status).toBe(2);
-  }, 240_000); // each command is a process starting tsx
+  }, 240_000); // each command is a process of its own
 
   it("the prompt reads multi-line statements from a pipe, keeps going after an error, and exits 1 for it", () => {
     const script =
@@ -190,12 +196,12 @@ describe("avalanche-web sql", () => {
     const unfinished = cli(["sql"], "SELECT 1");
     expect(unfinished.stderr).toMatch(/ended inside a statement/);
     expect(unfinished.status).toBe(1);
-  }, 240_000); // each command is a process starting tsx
+  }, 240_000); // each command is a process of its own
 });
 
 describe("avalanche-web run, runs, rerun", () => {
   it("run starts a workflow from a module with its input and reports plain progress lines off a terminal", () => {
-    const r = cli(["run", `${FLOWS}#ingest`, "--input", '{"count": 4, "sensor": "cli"}']);
+    const r = cliTs(["run", `${FLOWS}#ingest`, "--input", '{"count": 4, "sensor": "cli"}']);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^started generate$/m);
@@ -205,7 +211,7 @@ describe("avalanche-web run, runs, rerun", () => {
     expect(done).not.toBeNull();
     runId = done![1]!;
     expect(json(["sql", "SELECT count(*) AS c FROM ops.readings WHERE sensor = 'cli'"])).toEqual([{ c: 4 }]);
-  }, 240_000); // each command is a process starting tsx
+  }, 240_000); // each command is a process of its own
 
   it("runs ls and runs show give statuses, durations, logs and what each node wrote", () => {
     const runs = json(["runs"]);
@@ -223,20 +229,20 @@ describe("avalanche-web run, runs, rerun", () => {
     expect(text).toMatch(/^status:\s+success$/m);
     expect(text).toMatch(/^store\s+step\s+success\s+(\d+ ms|[\d.]+ s)/m);
     expect(text).toMatch(/^ {2}wrote 4 rows to ops.readings \(snapshot \w+\)$/m);
-  }, 240_000); // each command is a process starting tsx
+  }, 240_000); // each command is a process of its own
 
   it("a failing run exits 1 and names the node and its error; runs show keeps it", () => {
-    const r = cli(["run", `${FLOWS}#broken`]);
+    const r = cliTs(["run", `${FLOWS}#broken`]);
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/^ {2}explode failed: INVALID_ARGUMENT: explode always fails$/m);
     const id = /^run (\S+) failed/m.exec(r.stdout)![1]!;
     expect(cli(["runs", "show", id]).stdout).toMatch(
       /^explode\s+step\s+failed\s+(\d+ ms|[\d.]+ s)\s+INVALID_ARGUMENT: explode always fails$/m,
     );
-  }, 240_000); // each command is a process starting tsx
+  }, 240_000); // each command is a process of its own
 
   it("rerun runs part of a recorded run again (lazy: the start node only)", () => {
-    const r = cli(["rerun", runId, "--module", FLOWS, "--start", "total", "--lazy", "--json"]);
+    const r = cliTs(["rerun", runId, "--module", FLOWS, "--start", "total", "--lazy", "--json"]);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     const result = JSON.parse(r.stdout);
@@ -244,27 +250,27 @@ describe("avalanche-web run, runs, rerun", () => {
     expect(result.nodes.total.status).toBe("success");
     expect(result.nodes.store.status).toBe("not_run");
     expect(json(["runs", "show", result.runId]).rerunOf).toBe(runId);
-  }, 240_000); // each command is a process starting tsx
+  }, 240_000); // each command is a process of its own
 
   it("refuses a bad module, workflow, input or run id in one line", () => {
-    expect(cli(["run", `${FLOWS}#nope`]).stderr).toMatch(
+    expect(cliTs(["run", `${FLOWS}#nope`]).stderr).toMatch(
       /^avalanche-web: module .* exports no workflow nope \(its workflows: broken, ingest, minutely, sleepy\)\n$/,
     );
     expect(cli(["run", "/nowhere/flows.ts#x"]).stderr).toBe(
       "avalanche-web: workflow module /nowhere/flows.ts does not exist\n",
     );
-    expect(cli(["run", `${FLOWS}#ingest`, "--input", "{nope"]).stderr).toMatch(
+    expect(cliTs(["run", `${FLOWS}#ingest`, "--input", "{nope"]).stderr).toMatch(
       /^avalanche-web: --input is not JSON/,
     );
-    expect(cli(["run", FLOWS]).stderr).toMatch(/MODULE#WORKFLOW/);
+    expect(cliTs(["run", FLOWS]).stderr).toMatch(/MODULE#WORKFLOW/);
     expect(cli(["runs", "show", "01NOSUCHRUN"]).stderr).toBe(
       "avalanche-web: no run 01NOSUCHRUN is recorded in this storage\n",
     );
-    expect(cli(["rerun", runId, "--module", FLOWS, "--start", "nope"]).stderr).toBe(
+    expect(cliTs(["rerun", runId, "--module", FLOWS, "--start", "nope"]).stderr).toBe(
       "avalanche-web: workflow ingest has no node nope\n",
     );
-    expect(cli(["rerun", runId, "--module", FLOWS]).status).toBe(2);
-  }, 240_000); // each command is a process starting tsx
+    expect(cliTs(["rerun", runId, "--module", FLOWS]).status).toBe(2);
+  }, 240_000); // each command is a process of its own
 });
 
 describe("avalanche-web vacuum", () => {
@@ -279,7 +285,7 @@ describe("avalanche-web vacuum", () => {
     await expect(readFile(orphan)).rejects.toThrow();
     expect(json(["tables", "head", "ops.readings", "--columns", "n", "-n", "1"])).toEqual([{ n: 1 }]);
     expect(cli(["vacuum", "--older-than-ms", "-5"]).status).toBe(2);
-  }, 240_000); // each command is a process starting tsx
+  }, 240_000); // each command is a process of its own
 });
 
 describe("avalanche-web compact and maintain", () => {
@@ -299,7 +305,7 @@ describe("avalanche-web compact and maintain", () => {
     });
     expect(cli(["compact", "ops.nosuch"]).stderr).toMatch(/^avalanche-web: .*ops\.nosuch.*\n$/);
     expect(cli(["maintain", "--min-snapshots", "0"]).status).toBe(2);
-  }, 240_000); // each command is a process starting tsx
+  }, 240_000); // each command is a process of its own
 });
 
 describe("avalanche-web help", () => {
@@ -320,5 +326,5 @@ describe("avalanche-web help", () => {
     ])
       expect(r.stdout).toContain(`avalanche-web ${g}`);
     expect(r.stdout).toMatch(/2 {2}wrong arguments/);
-  }, 240_000); // each command is a process starting tsx
+  }, 240_000); // each command is a process of its own
 });

@@ -7,10 +7,11 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeAvroStream, readAvroStream } from "../../src/avro.js";
 import { RECORDS } from "../shared/avro-records.js";
+import { bundledCli, CLI_SOURCE } from "../support/cli-bundle.js";
 
-const MAIN = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts");
+let bundle: string;
 const cli = (args: string[], input?: string) =>
-  spawnSync(process.execPath, ["--import", "tsx", MAIN, ...args], {
+  spawnSync(process.execPath, [bundle, ...args], {
     encoding: "utf8",
     ...(input === undefined ? {} : { input }),
   });
@@ -19,6 +20,7 @@ let dir: string;
 let file: string;
 let tricky: string;
 beforeAll(async () => {
+  bundle = await bundledCli();
   dir = await mkdtemp(join(tmpdir(), "ava-cli-"));
   file = join(dir, "flight.avro");
   await writeFile(file, await encodeAvroStream(RECORDS, { codec: "snappy", recordsPerBlock: 4 }));
@@ -191,7 +193,7 @@ describe("avalanche-web: help, version, exit codes", () => {
       expect(stderr.split("\n")[0], args.join(" ")).toContain(message);
       expect(stderr, args.join(" ")).toContain("usage:");
     }
-  }, 120_000); // six processes, each starting tsx
+  }, 120_000); // six processes
 
   it("a missing input file: one line naming it, exit code 1", () => {
     const nope = join(dir, "nope.avro");
@@ -223,7 +225,7 @@ describe("avalanche-web: help, version, exit codes", () => {
     });
     // About 2 MB of JSON lines: far more than a pipe holds, so the command is still writing when we go.
     await writeFile(big, await encodeAvroStream(Array.from({ length: 20_000 }, (_, i) => record(i))));
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "avro", "cat", big], {
+    const child = spawn(process.execPath, [bundle, "avro", "cat", big], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
@@ -244,5 +246,5 @@ describe("avalanche-web: help, version, exit codes", () => {
 it("the CLI module is the package's bin", async () => {
   const pkg = JSON.parse(await readFile(join(import.meta.dirname, "..", "..", "package.json"), "utf8"));
   expect(pkg.bin["avalanche-web"]).toBe("./dist/cli/main.js");
-  expect((await readFile(MAIN, "utf8")).startsWith("#!/usr/bin/env node\n")).toBe(true);
+  expect((await readFile(CLI_SOURCE, "utf8")).startsWith("#!/usr/bin/env node\n")).toBe(true);
 });

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import * as A from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as ava from "../../src/node.js";
+import { bundledCli } from "../support/cli-bundle.js";
 import { broken, ingest, minutely, Ops, sleepy } from "./fixtures/operator-flows.js";
 
 const TOKEN = "s3cret-token-0123456789";
@@ -500,8 +501,8 @@ describe("serve: schedules", () => {
 
 describe("serve: the command", () => {
   it("avalanche-web serve listens, answers, and stops gracefully on SIGTERM; refuses a public host without a token", async () => {
-    const MAIN = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts");
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", "--root", root, "--port", "0"], {
+    const cli = await bundledCli();
+    const child = spawn(process.execPath, [cli, "serve", "--root", root, "--port", "0"], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -513,13 +514,9 @@ describe("serve: the command", () => {
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
     expect(out).toMatch(/SIGTERM: finishing in-flight requests and runs\nstopped\n$/);
-    const refused = spawn(
-      process.execPath,
-      ["--import", "tsx", MAIN, "serve", "--root", root, "--host", "0.0.0.0"],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    const refused = spawn(process.execPath, [cli, "serve", "--root", root, "--host", "0.0.0.0"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let err = "";
     refused.stderr.on("data", (d) => (err += d));
     expect(await new Promise((r) => refused.on("exit", r))).toBe(1);
