@@ -27,7 +27,7 @@ export function repeatedUtf8(text: string, count: number): A.Data {
  * builder — which compiled a validity function on every call: a twentieth of an Avro ingest for the two
  * small dictionaries of each record batch.
  */
-export function utf8Column(values: readonly string[]): A.Data {
+export function utf8Column(values: readonly string[]): A.Data<A.Utf8> {
   const encoded = values.map((v) => encoder.encode(v));
   const offsets = new Int32Array(values.length + 1);
   for (let i = 0; i < encoded.length; i++) offsets[i + 1] = offsets[i]! + encoded[i]!.length;

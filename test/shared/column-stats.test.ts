@@ -6,7 +6,12 @@ import { columnStats } from "../../src/table/stats.js";
 
 function int64Data(type: A.Int64 | A.TimestampNanosecond, values: bigint[], offset = 0): A.Data {
   const all = BigInt64Array.from([...Array.from({ length: offset }, () => 0n), ...values]);
-  return A.makeData({ type, length: values.length, nullCount: 0, data: all.subarray(offset) });
+  return A.makeData({
+    type: type as A.Int64,
+    length: values.length,
+    nullCount: 0,
+    data: all.subarray(offset),
+  });
 }
 
 /** Each column's stats, from a table of that column alone (columns of a table have one length). */
