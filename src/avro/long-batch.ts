@@ -3,7 +3,7 @@
 // `reuse` mode); a batch closes at BATCH_POINTS points, which lets the Parquet encoder take the table a
 // bounded batch at a time.
 import * as A from "apache-arrow";
-import { allNull } from "../util/arrow-columns.js";
+import { allNull, utf8Column } from "../util/arrow-columns.js";
 import { ColumnMemory } from "../util/column-memory.js";
 import type { AvroStreamRecord, AvroValue } from "./record.js";
 
@@ -65,7 +65,7 @@ class DictionaryColumn {
   }
 
   finish(type: A.DataType, indices: Int32Array): A.Data {
-    const dictionary = A.vectorFromArray(this.#values, new A.Utf8());
+    const dictionary = A.makeVector(utf8Column(this.#values));
     return A.makeData({
       type: type as A.Dictionary<A.Utf8, A.Int32>,
       length: indices.length,

@@ -6,7 +6,7 @@
 // zigzag>; then per block <min difference, zigzag> <4 bit widths> and each miniblock's 32 differences minus
 // the min, bit-packed from the least significant bit (the last one padded with zeros; miniblocks after the
 // last value are left out, their widths written as 0). Blocks whose differences fit in 32 bits are packed
-// with numbers; the few others with bigints.
+// with numbers; the few others as pairs of 32-bit words.
 import { ByteSink } from "./byte-sink.js";
 
 const BLOCK = 128;
@@ -34,7 +34,7 @@ export function deltaBinaryPacked(values: BigInt64Array): Uint8Array {
     let min = deltas[b]!;
     for (let i = b + 1; i < end; i++) if (deltas[i]! < min) min = deltas[i]!;
     out.varint(((min << 1) ^ (min >> 31)) >>> 0);
-    const widths = new Uint8Array(MINIBLOCKS);
+    const widths = blockWidths;
     for (let m = 0; m < MINIBLOCKS; m++) {
       let max = 0; // differences minus the min: 0 … 2^32 - 1, exact as numbers
       for (let i = b + m * MINI; i < Math.min(end, b + (m + 1) * MINI); i++)
@@ -90,35 +90,84 @@ function pack(
   }
 }
 
-/** A block with a difference beyond 32 bits, in bigints. */
+/**
+ * A block with a difference beyond 32 bits, each 64-bit difference held as two 32-bit words: the long
+ * table starts a series over every few thousand rows, and bigints here were most of an ingest's garbage
+ * (3.5 MB a 250,000-point batch) and its costliest block.
+ */
 function wideBlock(out: ByteSink, values: BigInt64Array, from: number, end: number): void {
-  const deltas: bigint[] = [];
-  for (let i = from; i < end; i++) deltas.push(BigInt.asIntN(64, values[i + 1]! - values[i]!));
-  let min = deltas[0]!;
-  for (const d of deltas) if (d < min) min = d;
-  zigzagBig(out, min);
-  const adjusted = deltas.map((d) => d - min); // 0 … 2^64 - 1
-  const widths: number[] = [];
+  const words = new Int32Array(values.buffer, values.byteOffset, 2 * values.length);
+  const count = end - from;
+  const lo = wideLo;
+  const hi = wideHi;
+  // Differences wrapped to 64 bits (hi signed, lo unsigned), and the smallest, compared as signed.
+  let minHi = 0;
+  let minLo = 0;
+  for (let k = 0; k < count; k++) {
+    const i = from + k;
+    const lo1 = words[2 * i + 2]! >>> 0;
+    const lo0 = words[2 * i]! >>> 0;
+    lo[k] = lo1 - lo0;
+    hi[k] = words[2 * i + 3]! - words[2 * i + 1]! - (lo1 < lo0 ? 1 : 0);
+    const h = hi[k]! | 0;
+    if (k === 0 || h < minHi || (h === minHi && lo[k]! < minLo)) {
+      minHi = h;
+      minLo = lo[k]!;
+    }
+  }
+  zigzagBig(out, BigInt.asIntN(64, (BigInt(minHi) << 32n) | BigInt(minLo)));
+  // Minus the min: 0 … 2^64 - 1, as unsigned words; zeros past the last difference.
+  for (let k = 0; k < BLOCK; k++) {
+    if (k >= count) {
+      lo[k] = 0;
+      hi[k] = 0;
+      continue;
+    }
+    const l = lo[k]!;
+    lo[k] = l - minLo;
+    hi[k] = (hi[k]! | 0) - minHi - (l < minLo ? 1 : 0);
+  }
+  const widths = blockWidths;
   for (let m = 0; m < MINIBLOCKS; m++) {
-    let max = 0n;
-    for (const v of adjusted.slice(m * MINI, (m + 1) * MINI)) if (v > max) max = v;
-    widths.push(max === 0n ? 0 : max.toString(2).length);
+    let orHi = 0;
+    let orLo = 0;
+    for (let k = m * MINI; k < (m + 1) * MINI; k++) {
+      orHi |= hi[k]!;
+      orLo |= lo[k]!;
+    }
+    widths[m] = orHi !== 0 ? 64 - Math.clz32(orHi) : 32 - Math.clz32(orLo);
     out.byte(widths[m]!);
   }
-  for (let m = 0; m * MINI < adjusted.length; m++) {
-    const width = BigInt(widths[m]!);
-    let acc = 0n;
-    let bits = 0n;
+  for (let m = 0; m * MINI < count; m++) {
+    const width = widths[m]!;
+    if (width === 0) continue;
+    const loBits = Math.min(width, 32);
+    const hiBits = width - loBits;
+    let acc = 0; // pending bits (fewer than 8), then a word's worth more: below 2^40, exact as a number
+    let bits = 0;
     for (let k = m * MINI; k < (m + 1) * MINI; k++) {
-      acc |= (adjusted[k] ?? 0n) << bits;
-      bits += width;
-      for (; bits >= 8n; bits -= 8n) {
-        out.byte(Number(acc & 0xffn));
-        acc >>= 8n;
+      acc += lo[k]! * 2 ** bits; // lo[k] < 2^loBits: the min's subtraction left no higher bit set
+      bits += loBits;
+      for (; bits >= 8; bits -= 8) {
+        out.byte(acc & 0xff);
+        acc = Math.floor(acc / 256);
+      }
+      if (hiBits === 0) continue;
+      acc += hi[k]! * 2 ** bits;
+      bits += hiBits;
+      for (; bits >= 8; bits -= 8) {
+        out.byte(acc & 0xff);
+        acc = Math.floor(acc / 256);
       }
     }
   }
 }
+
+/** A block's miniblock bit widths, reused block after block. */
+const blockWidths = new Uint8Array(MINIBLOCKS);
+/** A wide block's differences, low and high words (unsigned), reused block after block. */
+const wideLo = new Uint32Array(BLOCK);
+const wideHi = new Uint32Array(BLOCK);
 
 /** A signed 64-bit value, zigzag then unsigned LEB128. */
 function zigzagBig(out: ByteSink, v: bigint): void {

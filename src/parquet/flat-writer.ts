@@ -318,6 +318,18 @@ function dictionaryIndices(data: A.Data, dictionarySize: number): Uint8Array {
   const out = new ByteSink(64);
   out.byte(bitWidth);
   const bits = validity(data);
+  if (bits === undefined) {
+    // Every row valid (a channel or tag column of the long table): runs found without a validity test a row.
+    const n = data.length;
+    for (let i = 0; i < n; ) {
+      const v = indices[i]!;
+      let end = i + 1;
+      while (end < n && indices[end] === v) end++;
+      rleRun(out, end - i, v, bitWidth);
+      i = end;
+    }
+    return out.bytes();
+  }
   let run = 0;
   let current = -1;
   for (let i = 0; i < data.length; i++) {

@@ -30,6 +30,7 @@ function floatBounds(data: A.Data): Bounds {
   let max = Number.NEGATIVE_INFINITY;
   let seen = false;
   const all = data.nullCount === 0;
+  if (all && values instanceof Float64Array) return float64Bounds(values, start, start + data.length);
   for (let i = 0; i < data.length; i++) {
     if (!all && !valid(data, i)) continue;
     const v = values[start + i]!;
@@ -39,6 +40,21 @@ function floatBounds(data: A.Data): Bounds {
     if (v > max) max = v;
   }
   return seen ? { min, max } : undefined;
+}
+
+/**
+ * Bounds of a Float64 column without nulls (telemetry values: a quarter of a long table's stats time went
+ * to the general loop), in a loop of one array type. NaN moves neither bound; all NaN: no bounds.
+ */
+function float64Bounds(values: Float64Array, from: number, to: number): Bounds {
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (let i = from; i < to; i++) {
+    const v = values[i]!;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  return min <= max ? { min, max } : undefined;
 }
 
 /**
@@ -55,6 +71,10 @@ function int64Bounds(data: A.Data, signed: boolean): Bounds {
   let minLo = 0;
   let maxHi = 0;
   let maxLo = 0;
+  if (all && signed) {
+    const [lo, hi] = signedInt64Extremes(words, data.offset, data.offset + data.length);
+    return data.length > 0 ? { min: values[lo]!, max: values[hi]! } : undefined;
+  }
   for (let i = 0; i < data.length; i++) {
     if (!all && !valid(data, i)) continue;
     const w = (data.offset + i) * 2;
@@ -73,6 +93,31 @@ function int64Bounds(data: A.Data, signed: boolean): Bounds {
   }
   if (minI < 0) return undefined;
   return { min: values[data.offset + minI]!, max: values[data.offset + maxI]! };
+}
+
+/** The indices of the smallest and largest of values [from, to) of a signed 64-bit column (its words). */
+function signedInt64Extremes(words: Int32Array, from: number, to: number): [min: number, max: number] {
+  let minI = from;
+  let maxI = from;
+  let minHi = words[2 * from + 1]! | 0;
+  let minLo = words[2 * from]! >>> 0;
+  let maxHi = minHi;
+  let maxLo = minLo;
+  for (let i = from + 1; i < to; i++) {
+    const hi = words[2 * i + 1]! | 0;
+    const lo = words[2 * i]! >>> 0;
+    if (hi < minHi || (hi === minHi && lo < minLo)) {
+      minI = i;
+      minHi = hi;
+      minLo = lo;
+    }
+    if (hi > maxHi || (hi === maxHi && lo > maxLo)) {
+      maxI = i;
+      maxHi = hi;
+      maxLo = lo;
+    }
+  }
+  return [minI, maxI];
 }
 
 function boolBounds(data: A.Data): Bounds {

@@ -266,8 +266,12 @@ export class Table<Row = Record<string, unknown>, In = Row> {
   ): Promise<AppendResult<Row>> {
     if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey, this.identifier, this.#tx);
     // A missing table or another schema: refused before any file is written.
-    // A keyed append reads the latest state once: the common re-send is answered from it, writing nothing.
-    const entry = await this.#state({ fresh: idempotencyKey !== undefined });
+    // A keyed append is first judged on the state this context holds (its own commits are in it): the common
+    // re-send, to the process that committed the batch, is answered from it without I/O and writes nothing.
+    // A key that another process committed since is refused by the commit itself (state.ts: COMMIT_CONFLICT),
+    // answered below from the latest state — reading that state before every append cost an ingest server
+    // two file probes per batch.
+    const entry = await this.#state({ fresh: false });
     if (idempotencyKey !== undefined) {
       const earlier = entry.history.withIdempotencyKey(idempotencyKey);
       if (earlier) return this.#duplicate(data, earlier);
