@@ -47,6 +47,11 @@ export class OpfsWriteWorker {
   written = 0;
   readonly #pending = new Map<number, { resolve: (r: WorkerWrite) => void; reject: (e: unknown) => void }>();
 
+  /** Writes sent to the Worker and not answered yet. */
+  get pending(): number {
+    return this.#pending.size;
+  }
+
   /** Whether a Worker can take writes here (a page with Worker and Blob URLs, and it has not failed to start). */
   get available(): boolean {
     return (
