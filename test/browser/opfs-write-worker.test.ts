@@ -110,7 +110,15 @@ it("a live stream whose writer Worker keeps dying delivers every batch once, in 
 
 async function settled(p: Promise<unknown>): Promise<boolean> {
   const mark = Symbol();
-  return (await Promise.race([p.then(() => true, () => true), Promise.resolve(mark)])) !== mark;
+  return (
+    (await Promise.race([
+      p.then(
+        () => true,
+        () => true,
+      ),
+      Promise.resolve(mark),
+    ])) !== mark
+  );
 }
 
 /** Byte equality without vitest's element-by-element diff (seconds for megabytes). */
