@@ -22,7 +22,8 @@ export async function benchLiveBrowser(): Promise<void> {
   let t: Record<string, number[]>;
   try {
     const query = new URLSearchParams({ discard: discard.url, ingest: ingest.url });
-    t = await runBenchPage(`live.html?${query}`);
+    // A profile on disk, as a user's: OPFS off the record is memory behind messages to the browser process.
+    t = await runBenchPage(`live.html?${query}`, { profile: "disk" });
   } finally {
     await discard.stop();
     await ingest.stop();
