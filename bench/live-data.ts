@@ -52,6 +52,8 @@ export interface Timed {
   ms: number;
   /** Each batch's time from its first enqueue (or its POST) to its acknowledgement. */
   latencies: number[];
+  /** A live stream's: each batch's time from its first enqueue to durable in the outbox ("stored"). */
+  stored?: number[];
 }
 
 /** Streams `data` through createLiveStream into `url`, with `outbox`, each batch in `codec` (default maxInFlight unless given). */
@@ -73,7 +75,9 @@ export async function streamTimed(
   });
   const enqueued: number[] = [];
   const latencies: number[] = [];
+  const stored: number[] = [];
   live.addEventListener("sent", () => latencies.push(performance.now() - enqueued[latencies.length]!));
+  live.addEventListener("stored", () => stored.push(performance.now() - enqueued[stored.length]!));
   const t0 = performance.now();
   for (const { ts, values } of data) {
     await live.writable();
@@ -81,7 +85,7 @@ export async function streamTimed(
     for (let c = 0; c < CHANNELS; c++) live.enqueueBatch(`ch${c}`, ts, values[c]!);
   }
   await live.close();
-  return { ms: performance.now() - t0, latencies };
+  return { ms: performance.now() - t0, latencies, stored };
 }
 
 /** The same batch files the stream sends (captured through a transport function). */

@@ -1,8 +1,9 @@
 // The packed package in a fresh app, as a user gets it: `npm run build && npm pack`, the tarball installed
 // with zod, apache-arrow, vite and @duckdb/duckdb-wasm into a copy of test/consumer/app (outside the repo),
 // no bundler configuration. In Chromium under `vite` dev and under `vite build` + `vite preview`: tables in
-// browser storage, SQL, Avro write and ingest, a workflow through the app's own worker entry (run in a
-// DedicatedWorkerGlobalScope), data kept across a reload, a minified unnamed step refused at run time
+// browser storage, SQL, Avro write and ingest, a big file through the library's own OPFS writer Worker
+// (a Blob URL), a workflow through the app's own worker entry (run in a DedicatedWorkerGlobalScope), data
+// kept across a reload, a minified unnamed step refused at run time
 // without blanking the page. In Node, under tsx and compiled: a workflow in worker threads via the app's
 // own worker entry; without the optional bullmq, its executor, worker API and command say what to install.
 // Never against ../src.
@@ -126,6 +127,8 @@ function expectAppWorked([first, second]: unknown[], legacy: unknown): void {
     doubled: 42,
     appended: 1,
   };
+  // The library's OPFS writer Worker (a Blob URL) started on the first load and wrote the big file.
+  const bigFile = { bytes: 200_000, same: true, blobWorkers: 1, workerErrors: 0 };
   expect(first).toEqual({
     before: 0,
     after: 2,
@@ -134,6 +137,7 @@ function expectAppWorked([first, second]: unknown[], legacy: unknown): void {
     workflow,
     workflowRows: 1,
     legacy,
+    bigFile,
   });
   expect(second).toMatchObject({
     before: 2,
@@ -142,6 +146,7 @@ function expectAppWorked([first, second]: unknown[], legacy: unknown): void {
     avro: { records: 1, ingested: 6 },
     workflow,
     workflowRows: 2,
+    bigFile,
   });
 }
 

@@ -71,7 +71,12 @@ export class Outbox {
         );
     }
     // A batch's bytes are never changed once cut: a memory outbox may keep them without a copy.
-    await this.storage.files.write(entry.path, batch.bytes, { handOver: true });
+    await this.storage.files.write(entry.path, batch.bytes, { handOver: true }).catch(async (err) => {
+      // Whatever the failed write left (a writer killed midway) goes, or the retry would find it "exists".
+      // No commit names this batch yet: nothing else reads its file.
+      await this.storage.files.delete(entry.path).catch(() => {});
+      throw err;
+    });
     try {
       for (let attempt = 1; ; attempt++) {
         const dropped =

@@ -1,8 +1,11 @@
 // Data files in the Origin Private File System, one folder per storage name. A file is written whole, once:
-// through a synchronous access handle inside a Worker (the fast path), or `createWritable` on the main
-// thread (which swaps the complete file in on close). A refused write removes what it began.
+// through a synchronous access handle inside a Worker (the fast path). On a page's main thread, big files
+// go to the page's writer Worker (opfs-write-worker.ts), which writes them the same way; small ones, files
+// that must appear whole, and all of them where that Worker cannot run use `createWritable` (which swaps
+// the complete file in on close). A refused write removes what it began.
 import { AvaError, toAvaError } from "../../errors.js";
 import type { FileInfo, FileStore, WriteOptions } from "../types.js";
+import { pageWriter, WORKER_WRITE_MIN_BYTES } from "./opfs-write-worker.js";
 
 /** The worker-only OPFS handle (lib.dom does not declare it). */
 interface SyncAccessHandle {
@@ -27,6 +30,22 @@ function segments(path: string): string[] {
 }
 
 const isNotFound = (err: unknown) => (err as { name?: string })?.name === "NotFoundError";
+
+/**
+ * Removes the file a refused write began. A writer Worker killed mid-write holds the file's lock until the
+ * browser has torn it down: the removal is tried again for a few seconds. If it never succeeds the file is
+ * an orphan no catalog names (never read; its owner deletes it before writing that path again).
+ */
+async function removeBegun(dir: FileSystemDirectoryHandle, name: string): Promise<void> {
+  for (let delay = 1; ; delay *= 2) {
+    try {
+      return await dir.removeEntry(name);
+    } catch (err) {
+      if (isNotFound(err) || delay > 2048) return;
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
 
 export class OpfsFileStore implements FileStore {
   readonly #root: () => Promise<FileSystemDirectoryHandle>;
@@ -75,6 +94,7 @@ export class OpfsFileStore implements FileStore {
     // "Exists" means holds bytes: the library never writes an empty file, so an empty one is a leftover
     // (or the one just created). Checking the size on the handle we write through saves a lookup per file.
     let existed = false;
+    let viaWorker = false;
     const refuse = () => {
       existed = true;
       return new AvaError("IO_ERROR", `file ${path} already exists`);
@@ -89,6 +109,9 @@ export class OpfsFileStore implements FileStore {
         } finally {
           access.close();
         }
+      } else if (this.#viaWorker(bytes, options)) {
+        viaWorker = true;
+        if ((await pageWriter().write(handle, bytes)) === "exists") throw refuse();
       } else {
         if ((await handle.getFile()).size > 0) throw refuse();
         const writable = await handle.createWritable();
@@ -101,9 +124,19 @@ export class OpfsFileStore implements FileStore {
         }
       }
     } catch (err) {
-      if (!existed) await dir.removeEntry(name).catch(() => {}); // never remove what was there before
+      if (!existed) await removeBegun(dir, name); // never remove what was there before
+      // The writer Worker could not load (a Content-Security-Policy): this and later writes use createWritable.
+      if (viaWorker && !existed && !pageWriter().available) return this.write(path, bytes, options);
       throw toAvaError(err, `writing ${path}`);
     }
+  }
+
+  /**
+   * Whether a main-thread write goes through the writer Worker: big files that need not appear whole (the
+   * Worker writes in place; createWritable swaps the finished file in) while the Worker can run.
+   */
+  #viaWorker(bytes: Uint8Array, options?: WriteOptions): boolean {
+    return !options?.whole && bytes.length >= WORKER_WRITE_MIN_BYTES && pageWriter().available;
   }
 
   async read(path: string): Promise<Uint8Array> {

@@ -34,6 +34,8 @@ async function main(): Promise<unknown> {
   for await (const _ of file.records()) records++;
   const ingest = await ns.points.appendAvroStream(sink.bytes(), { timestampType: "ns" });
 
+  const bigFile = await writeBigFile(storage);
+
   const executor = ava.workerExecutor({
     worker: () => new Worker(new URL("./flow.worker.ts", import.meta.url), { type: "module" }),
     size: 1,
@@ -58,7 +60,36 @@ async function main(): Promise<unknown> {
     workflow,
     workflowRows: (await ns.runs.read()).numRows,
     legacy,
+    bigFile,
   };
+}
+
+/**
+ * A big file written from the page's main thread goes through the library's own OPFS writer Worker, which
+ * it starts from a Blob URL: counted here by watching the Worker constructor, with no bundler setup.
+ */
+async function writeBigFile(storage: ava.Storage) {
+  let blobWorkers = 0;
+  let workerErrors = 0;
+  const Real = globalThis.Worker;
+  globalThis.Worker = class extends Real {
+    constructor(url: string | URL, options?: WorkerOptions) {
+      super(url, options);
+      if (String(url).startsWith("blob:")) {
+        blobWorkers++;
+        this.addEventListener("error", () => workerErrors++);
+      }
+    }
+  };
+  try {
+    const bytes = new Uint8Array(200_000).map((_, i) => i & 255);
+    const path = `big/${Date.now()}-${Math.random().toString(36).slice(2)}.bin`;
+    await storage.files.write(path, bytes);
+    const back = await storage.files.read(path);
+    return { bytes: back.length, same: back.every((b, i) => b === bytes[i]), blobWorkers, workerErrors };
+  } finally {
+    globalThis.Worker = Real;
+  }
 }
 
 main().then(
