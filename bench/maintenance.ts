@@ -236,6 +236,39 @@ export async function benchMaintenance(): Promise<void> {
   if (PARTS.has("commits")) await benchCommits();
   if (PARTS.has("scan")) await benchScan();
   if (PARTS.has("catalog")) await benchCatalog();
+  if (PARTS.has("variants")) await benchVariants();
+}
+
+/** Rounds of the Chromium variants (AVA_BENCH_VARIANT_ROUNDS, default 3). */
+const VARIANT_ROUNDS = Number(process.env.AVA_BENCH_VARIANT_ROUNDS ?? 3);
+
+/**
+ * The Chromium Worker's sequential appender with one kind of background work switched off at a time
+ * (see the Worker's `variants`): what each kind costs the appender's wall time, and how much of the wall
+ * the Worker's thread was blocked.
+ */
+async function benchVariants(): Promise<void> {
+  const t = await runBenchPage(`maintenance.html?commits=${SMALL}&variants=${VARIANT_ROUNDS}`);
+  const about: Record<string, string> = {
+    base: "everything on",
+    put: "no checkpoint put (serialization stays)",
+    cleanup: "no catalog cleanup after a flush",
+    flush: "no background flush (checkpoints carry every payload)",
+  };
+  const base = median(t.v_base_wall!);
+  printTable(
+    `Chromium Worker, one sequential appender, ${SMALL} commits: background work switched off in turn (median of ${VARIANT_ROUNDS} interleaved rounds)`,
+    Object.entries(about).map(([k, what]) => {
+      const wall = median(t[`v_${k}_wall`]!);
+      return {
+        case: what,
+        median_ms: median(t[`v_${k}_median`]!),
+        rate: rate(SMALL, wall, "commits"),
+        ratio: ratio(base, wall),
+        note: `${perSecond(SMALL, wall)} by wall (runs ${t[`v_${k}_wall`]!.map((w) => Math.round((SMALL / w) * 1000)).join(", ")}); commits > 10 ms ${Math.round(median(t[`v_${k}_slow10`]!))} ms; thread blocked ${Math.round(median(t[`v_${k}_blocked`]!))} ms of ${Math.round(wall)} ms wall`,
+      };
+    }),
+  );
 }
 
 async function benchCommits(): Promise<void> {

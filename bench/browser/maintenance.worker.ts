@@ -32,8 +32,9 @@ function countTransactions(): { counts: Record<string, number>; restore(): void 
 }
 
 async function commits(
-  inline: boolean,
+  inline: boolean | { flush: false },
   concurrency = 1,
+  measureAlone = true,
 ): Promise<{
   latencies: number[];
   wallMs: number;
@@ -43,7 +44,7 @@ async function commits(
   costs: Record<string, number[]>;
 }> {
   const Bench = ava.defineNamespace({ name: "bench", tables: { points: ava.table({ schema, inline }) } });
-  const name = `m${inline}${concurrency}${Date.now()}`;
+  const name = `m${inline === true ? 1 : inline ? 2 : 0}c${concurrency}t${Date.now()}`;
   const storage = ava.browserStorage({ name, persist: false });
   const ns = await Bench.open({ storage });
   await ns.push();
@@ -83,7 +84,7 @@ async function commits(
     checkpoint: logCalls.spans.writeCheckpoint!.flat(),
     cleanup: catalogCalls.spans.cleanup!.flat(),
   };
-  const costs = concurrency === 1 && inline ? await backgroundCosts(storage, name) : {};
+  const costs = concurrency === 1 && inline && measureAlone ? await backgroundCosts(storage, name) : {};
   return {
     latencies,
     wallMs,
@@ -142,9 +143,73 @@ async function backgroundCosts(storage: ava.Storage, name: string): Promise<Reco
   return costs;
 }
 
-self.onmessage = async (e: MessageEvent<{ commits?: number }>) => {
+/**
+ * Where a sequential appender's wall time goes, by switching one kind of background work off at a time
+ * (interleaved rounds, so load drifts hit every variant alike): `put` skips each checkpoint's IndexedDB
+ * put (its serialization stays), `cleanup` skips the flush's catalog cleanup, `flush` never flushes (the
+ * checkpoints then carry every payload). Also how long the Worker's thread was blocked (timer lateness
+ * over 4 ms: CPU — encodes, serialization, GC — as against waiting on IndexedDB).
+ */
+async function variants(rounds: number): Promise<Record<string, number[]>> {
+  const out: Record<string, number[]> = {};
+  const push = (k: string, v: number) => (out[k] ??= []).push(v);
+  const log = IndexedDbLog.prototype;
+  const catalog = LogCatalog.prototype;
+  const { writeCheckpoint } = log;
+  const { cleanup } = catalog;
+  for (let r = 0; r < rounds; r++) {
+    for (const variant of ["base", "put", "cleanup", "flush"]) {
+      if (variant === "put") log.writeCheckpoint = async () => {};
+      if (variant === "cleanup") catalog.cleanup = async () => [];
+      const blocked = blockedTime();
+      try {
+        const run = await commits(variant === "flush" ? { flush: false } : true, 1, false);
+        push(`v_${variant}_wall`, run.wallMs);
+        push(`v_${variant}_median`, median(run.latencies));
+        push(
+          `v_${variant}_slow10`,
+          run.latencies.filter((x) => x > 10).reduce((a, b) => a + b, 0),
+        );
+        push(`v_${variant}_blocked`, blocked.stop());
+      } finally {
+        log.writeCheckpoint = writeCheckpoint;
+        catalog.cleanup = cleanup;
+      }
+    }
+  }
+  return out;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+/** Sums how late a 0 ms timer chain fires beyond its 4 ms clamp, counting only delays over 4 ms. */
+function blockedTime(): { stop(): number } {
+  let total = 0;
+  let last = performance.now();
+  let on = true;
+  const tick = () => {
+    const now = performance.now();
+    const late = now - last - 4;
+    if (late > 4) total += late;
+    last = now;
+    if (on) setTimeout(tick, 0);
+  };
+  setTimeout(tick, 0);
+  return {
+    stop() {
+      on = false;
+      return total;
+    },
+  };
+}
+
+self.onmessage = async (e: MessageEvent<{ commits?: number; variants?: number }>) => {
   COMMITS = e.data?.commits ?? COMMITS;
   try {
+    if (e.data?.variants) {
+      postMessage({ ok: true, timings: await variants(e.data.variants) });
+      return;
+    }
     const files = (await commits(false)).latencies;
     const one = await commits(true);
     const timings: Record<string, number[]> = { files, inline: one.latencies, inline_wall: [one.wallMs] };

@@ -26,6 +26,12 @@ interface KeptHead {
 /** How much of a checkpoint's head is kept (more than the catalog asks for, CHECKPOINT_HEAD_BYTES). */
 const KEPT_HEAD_BYTES = 256;
 
+/** Log entries deleted per readwrite transaction by cleanup (removeBefore). */
+const REMOVE_CHUNK = 64;
+
+/** A macrotask's pause: a commit that queued its transaction meanwhile runs before the next chunk. */
+const yieldToCommits = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 function keepHead(state: Uint8Array, bytes: number): KeptHead {
   return { head: state.slice(0, bytes), whole: state.length <= bytes };
 }
@@ -169,17 +175,27 @@ export class IndexedDbLog implements CatalogLog {
     }
   }
 
+  /**
+   * The checkpoints before `version` in one transaction of their own store (no commit waits for it), then
+   * the entries in transactions of REMOVE_CHUNK entries each, oldest first, yielding between them: a
+   * commit's transaction needs the log store, and one transaction deleting a whole hour of entries held it
+   * for as long. Every step leaves a log that opens to the same state — the checkpoint at `version` stays
+   * and covers whatever is gone; a reader behind it sees a gap and reopens from it — so a crash between
+   * steps leaves the rest to the next cleanup.
+   */
   async removeBefore(version: number): Promise<string[]> {
+    const range = IDBKeyRange.upperBound(version, true);
     try {
-      // One transaction: the checkpoints and the entries they cover go together, or neither does.
-      const tx = (await this.#db()).transaction(["log", "checkpoints"], "readwrite");
-      const range = IDBKeyRange.upperBound(version, true);
-      const [entries, checkpoints] = await Promise.all([
-        tx.objectStore("log").getAllKeys(range),
-        tx.objectStore("checkpoints").getAllKeys(range),
-      ]);
-      await Promise.all([tx.objectStore("log").delete(range), tx.objectStore("checkpoints").delete(range)]);
-      await tx.done;
+      const db = await this.#db();
+      const tx = db.transaction("checkpoints", "readwrite");
+      const [checkpoints] = await Promise.all([tx.store.getAllKeys(range), tx.store.delete(range), tx.done]);
+      const entries = await db.getAllKeys("log", range);
+      for (let i = 0; i < entries.length; i += REMOVE_CHUNK) {
+        if (i > 0) await yieldToCommits();
+        const last = entries[Math.min(i + REMOVE_CHUNK, entries.length) - 1]!;
+        const chunk = db.transaction("log", "readwrite", { durability: this.#durability });
+        await Promise.all([chunk.store.delete(IDBKeyRange.bound(entries[i]!, last)), chunk.done]);
+      }
       return [
         ...checkpoints.map((v) => `IndexedDB checkpoint ${v}`),
         ...entries.map((v) => this.entryName(v)),
