@@ -152,7 +152,10 @@ async function backgroundCosts(storage: ava.Storage, name: string): Promise<Reco
  */
 async function variants(rounds: number): Promise<Record<string, number[]>> {
   const out: Record<string, number[]> = {};
-  const push = (k: string, v: number) => (out[k] ??= []).push(v);
+  const push = (k: string, v: number) => {
+    out[k] ??= [];
+    out[k].push(v);
+  };
   const log = IndexedDbLog.prototype;
   const catalog = LogCatalog.prototype;
   const { writeCheckpoint } = log;
