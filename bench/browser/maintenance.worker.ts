@@ -35,6 +35,7 @@ async function commits(
   inline: boolean | { flush: false },
   concurrency = 1,
   measureAlone = true,
+  storageOf: (name: string) => ava.Storage = (name) => ava.browserStorage({ name, persist: false }),
 ): Promise<{
   latencies: number[];
   wallMs: number;
@@ -45,7 +46,7 @@ async function commits(
 }> {
   const Bench = ava.defineNamespace({ name: "bench", tables: { points: ava.table({ schema, inline }) } });
   const name = `m${inline === true ? 1 : inline ? 2 : 0}c${concurrency}t${Date.now()}`;
-  const storage = ava.browserStorage({ name, persist: false });
+  const storage = storageOf(name);
   const ns = await Bench.open({ storage });
   await ns.push();
   const rows = makeBatch(0, 10);
@@ -104,19 +105,25 @@ async function backgroundCosts(storage: ava.Storage, name: string): Promise<Reco
   const costs: Record<string, number[]> = {
     ckpt_serialize: [],
     ckpt_put: [],
+    ckpt_put_whole: [],
     ckpt_bytes: [],
     flush: [],
     flush_encode: [],
   };
   const db = await openCatalogDB(name);
+  const log = new IndexedDbLog(async () => db, "default", name);
   for (let i = 0; i < 5; i++) {
     let t = performance.now();
     const bytes = serializeState(state, Date.now());
     costs.ckpt_serialize!.push(performance.now() - t);
     costs.ckpt_bytes!.push(bytes.length);
+    // Below every version: never read as the newest. As the catalog writes it (in pieces), and whole.
     t = performance.now();
-    await db.put("checkpoints", bytes, -1 - i); // below every version: never read as the newest
+    await log.writeCheckpoint(-1 - i, bytes);
     costs.ckpt_put!.push(performance.now() - t);
+    t = performance.now();
+    await db.put("checkpoints", bytes, -100 - i);
+    costs.ckpt_put_whole!.push(performance.now() - t);
   }
   db.close();
   const Unflushed = ava.defineNamespace({
@@ -145,7 +152,8 @@ async function backgroundCosts(storage: ava.Storage, name: string): Promise<Reco
 
 /**
  * Where a sequential appender's wall time goes, by switching one kind of background work off at a time
- * (interleaved rounds, so load drifts hit every variant alike): `put` skips each checkpoint's IndexedDB
+ * (interleaved rounds, so load drifts hit every variant alike): `whole` writes each checkpoint in one put
+ * (as before it was written in pieces), `put` skips each checkpoint's IndexedDB
  * put (its serialization stays), `cleanup` skips the flush's catalog cleanup, `flush` never flushes (the
  * checkpoints then carry every payload). Also how long the Worker's thread was blocked (timer lateness
  * over 4 ms: CPU — encodes, serialization, GC — as against waiting on IndexedDB).
@@ -161,12 +169,13 @@ async function variants(rounds: number): Promise<Record<string, number[]>> {
   const { writeCheckpoint } = log;
   const { cleanup } = catalog;
   for (let r = 0; r < rounds; r++) {
-    for (const variant of ["base", "put", "cleanup", "flush"]) {
+    for (const variant of ["base", "whole", "put", "cleanup", "flush"]) {
       if (variant === "put") log.writeCheckpoint = async () => {};
       if (variant === "cleanup") catalog.cleanup = async () => [];
       const blocked = blockedTime();
       try {
-        const run = await commits(variant === "flush" ? { flush: false } : true, 1, false);
+        const storage = variant === "whole" ? wholeCheckpoints : undefined;
+        const run = await commits(variant === "flush" ? { flush: false } : true, 1, false, storage);
         push(`v_${variant}_wall`, run.wallMs);
         push(`v_${variant}_median`, median(run.latencies));
         push(
@@ -181,6 +190,16 @@ async function variants(rounds: number): Promise<Record<string, number[]>> {
     }
   }
   return out;
+}
+
+/** browserStorage as before checkpoints were written in pieces: each one put whole. */
+function wholeCheckpoints(name: string): ava.Storage {
+  const opened = openCatalogDB(name);
+  const log = new IndexedDbLog(() => opened, "default", name, { pieceBytes: Number.POSITIVE_INFINITY });
+  return {
+    ...ava.browserStorage({ name, persist: false }),
+    catalog: new LogCatalog(log, { checkpointInBackground: true }),
+  };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
