@@ -10,7 +10,8 @@ await report(async () => {
       worker.onerror = (e) => reject(new Error(e.message));
       const query = new URLSearchParams(location.search);
       const number = (k: string) => (query.has(k) ? { [k]: Number(query.get(k)) } : {});
-      worker.postMessage({ ...number("commits"), ...number("variants") });
+      const only = query.get("only");
+      worker.postMessage({ ...number("commits"), ...number("variants"), ...(only ? { only } : {}) });
     });
   } finally {
     worker.terminate();

@@ -3,7 +3,8 @@
 // another; then inlined by 8 and 32 concurrent appenders (group commit). Posts ms per commit, and for the
 // concurrent cases the wall time of all 1,000 as `<case>_wall`. For the sequential inlined case also when
 // each commit and each piece of background work (flush, checkpoint, cleanup) ran, and what a checkpoint and
-// a flush cost measured alone.
+// a flush cost measured alone. With `variants`, only the sequential inlined case, in rounds with one kind
+// of background work switched off at a time (see `variants`).
 import * as ava from "../../src/index.js";
 import { IndexedDbLog, openCatalogDB } from "../../src/storage/browser/indexeddb-log.js";
 import { OpfsFileStore } from "../../src/storage/browser/opfs-file-store.js";
@@ -158,7 +159,7 @@ async function backgroundCosts(storage: ava.Storage, name: string): Promise<Reco
  * checkpoints then carry every payload). Also how long the Worker's thread was blocked (timer lateness
  * over 4 ms: CPU — encodes, serialization, GC — as against waiting on IndexedDB).
  */
-async function variants(rounds: number): Promise<Record<string, number[]>> {
+async function variants(rounds: number, only: readonly string[]): Promise<Record<string, number[]>> {
   const out: Record<string, number[]> = {};
   const push = (k: string, v: number) => {
     out[k] ??= [];
@@ -169,7 +170,7 @@ async function variants(rounds: number): Promise<Record<string, number[]>> {
   const { writeCheckpoint } = log;
   const { cleanup } = catalog;
   for (let r = 0; r < rounds; r++) {
-    for (const variant of ["base", "whole", "put", "cleanup", "flush"]) {
+    for (const variant of only) {
       if (variant === "put") log.writeCheckpoint = async () => {};
       if (variant === "cleanup") catalog.cleanup = async () => [];
       const blocked = blockedTime();
@@ -225,11 +226,12 @@ function blockedTime(): { stop(): number } {
   };
 }
 
-self.onmessage = async (e: MessageEvent<{ commits?: number; variants?: number }>) => {
+self.onmessage = async (e: MessageEvent<{ commits?: number; variants?: number; only?: string }>) => {
   COMMITS = e.data?.commits ?? COMMITS;
   try {
     if (e.data?.variants) {
-      postMessage({ ok: true, timings: await variants(e.data.variants) });
+      const only = e.data.only?.split(",") ?? ["base", "whole", "put", "cleanup", "flush"];
+      postMessage({ ok: true, timings: await variants(e.data.variants, only) });
       return;
     }
     const files = (await commits(false)).latencies;
