@@ -8,8 +8,10 @@ await report(async () => {
     return await new Promise<Record<string, number[]>>((resolve, reject) => {
       worker.onmessage = (e) => (e.data.ok ? resolve(e.data.timings) : reject(new Error(e.data.error)));
       worker.onerror = (e) => reject(new Error(e.message));
-      const commits = new URLSearchParams(location.search).get("commits");
-      worker.postMessage(commits ? { commits: Number(commits) } : {});
+      const query = new URLSearchParams(location.search);
+      const number = (k: string) => (query.has(k) ? { [k]: Number(query.get(k)) } : {});
+      const only = query.get("only");
+      worker.postMessage({ ...number("commits"), ...number("variants"), ...(only ? { only } : {}) });
     });
   } finally {
     worker.terminate();

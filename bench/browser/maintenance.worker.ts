@@ -3,7 +3,8 @@
 // another; then inlined by 8 and 32 concurrent appenders (group commit). Posts ms per commit, and for the
 // concurrent cases the wall time of all 1,000 as `<case>_wall`. For the sequential inlined case also when
 // each commit and each piece of background work (flush, checkpoint, cleanup) ran, and what a checkpoint and
-// a flush cost measured alone.
+// a flush cost measured alone. With `variants`, only the sequential inlined case, in rounds with one kind
+// of background work switched off at a time (see `variants`).
 import * as ava from "../../src/index.js";
 import { IndexedDbLog, openCatalogDB } from "../../src/storage/browser/indexeddb-log.js";
 import { OpfsFileStore } from "../../src/storage/browser/opfs-file-store.js";
@@ -32,8 +33,10 @@ function countTransactions(): { counts: Record<string, number>; restore(): void 
 }
 
 async function commits(
-  inline: boolean,
+  inline: boolean | { flush: false },
   concurrency = 1,
+  measureAlone = true,
+  storageOf: (name: string) => ava.Storage = (name) => ava.browserStorage({ name, persist: false }),
 ): Promise<{
   latencies: number[];
   wallMs: number;
@@ -43,8 +46,8 @@ async function commits(
   costs: Record<string, number[]>;
 }> {
   const Bench = ava.defineNamespace({ name: "bench", tables: { points: ava.table({ schema, inline }) } });
-  const name = `m${inline}${concurrency}${Date.now()}`;
-  const storage = ava.browserStorage({ name, persist: false });
+  const name = `m${inline === true ? 1 : inline ? 2 : 0}c${concurrency}t${Date.now()}`;
+  const storage = storageOf(name);
   const ns = await Bench.open({ storage });
   await ns.push();
   const rows = makeBatch(0, 10);
@@ -83,7 +86,7 @@ async function commits(
     checkpoint: logCalls.spans.writeCheckpoint!.flat(),
     cleanup: catalogCalls.spans.cleanup!.flat(),
   };
-  const costs = concurrency === 1 && inline ? await backgroundCosts(storage, name) : {};
+  const costs = concurrency === 1 && inline && measureAlone ? await backgroundCosts(storage, name) : {};
   return {
     latencies,
     wallMs,
@@ -103,19 +106,25 @@ async function backgroundCosts(storage: ava.Storage, name: string): Promise<Reco
   const costs: Record<string, number[]> = {
     ckpt_serialize: [],
     ckpt_put: [],
+    ckpt_put_whole: [],
     ckpt_bytes: [],
     flush: [],
     flush_encode: [],
   };
   const db = await openCatalogDB(name);
+  const log = new IndexedDbLog(async () => db, "default", name);
   for (let i = 0; i < 5; i++) {
     let t = performance.now();
     const bytes = serializeState(state, Date.now());
     costs.ckpt_serialize!.push(performance.now() - t);
     costs.ckpt_bytes!.push(bytes.length);
+    // Below every version: never read as the newest. As the catalog writes it (in pieces), and whole.
     t = performance.now();
-    await db.put("checkpoints", bytes, -1 - i); // below every version: never read as the newest
+    await log.writeCheckpoint(-1 - i, bytes);
     costs.ckpt_put!.push(performance.now() - t);
+    t = performance.now();
+    await db.put("checkpoints", bytes, -100 - i);
+    costs.ckpt_put_whole!.push(performance.now() - t);
   }
   db.close();
   const Unflushed = ava.defineNamespace({
@@ -142,9 +151,89 @@ async function backgroundCosts(storage: ava.Storage, name: string): Promise<Reco
   return costs;
 }
 
-self.onmessage = async (e: MessageEvent<{ commits?: number }>) => {
+/**
+ * Where a sequential appender's wall time goes, by switching one kind of background work off at a time
+ * (interleaved rounds, so load drifts hit every variant alike): `whole` writes each checkpoint in one put
+ * (as before it was written in pieces), `put` skips each checkpoint's IndexedDB
+ * put (its serialization stays), `cleanup` skips the flush's catalog cleanup, `flush` never flushes (the
+ * checkpoints then carry every payload). Also how long the Worker's thread was blocked (timer lateness
+ * over 4 ms: CPU — encodes, serialization, GC — as against waiting on IndexedDB).
+ */
+async function variants(rounds: number, only: readonly string[]): Promise<Record<string, number[]>> {
+  const out: Record<string, number[]> = {};
+  const push = (k: string, v: number) => {
+    out[k] ??= [];
+    out[k].push(v);
+  };
+  const log = IndexedDbLog.prototype;
+  const catalog = LogCatalog.prototype;
+  const { writeCheckpoint } = log;
+  const { cleanup } = catalog;
+  for (let r = 0; r < rounds; r++) {
+    for (const variant of only) {
+      if (variant === "put") log.writeCheckpoint = async () => {};
+      if (variant === "cleanup") catalog.cleanup = async () => [];
+      const blocked = blockedTime();
+      try {
+        const storage = variant === "whole" ? wholeCheckpoints : undefined;
+        const run = await commits(variant === "flush" ? { flush: false } : true, 1, false, storage);
+        push(`v_${variant}_wall`, run.wallMs);
+        push(`v_${variant}_median`, median(run.latencies));
+        push(
+          `v_${variant}_slow10`,
+          run.latencies.filter((x) => x > 10).reduce((a, b) => a + b, 0),
+        );
+        push(`v_${variant}_blocked`, blocked.stop());
+      } finally {
+        log.writeCheckpoint = writeCheckpoint;
+        catalog.cleanup = cleanup;
+      }
+    }
+  }
+  return out;
+}
+
+/** browserStorage as before checkpoints were written in pieces: each one put whole. */
+function wholeCheckpoints(name: string): ava.Storage {
+  const opened = openCatalogDB(name);
+  const log = new IndexedDbLog(() => opened, "default", name, { pieceBytes: Number.POSITIVE_INFINITY });
+  return {
+    ...ava.browserStorage({ name, persist: false }),
+    catalog: new LogCatalog(log, { checkpointInBackground: true }),
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+/** Sums how late a 0 ms timer chain fires beyond its 4 ms clamp, counting only delays over 4 ms. */
+function blockedTime(): { stop(): number } {
+  let total = 0;
+  let last = performance.now();
+  let on = true;
+  const tick = () => {
+    const now = performance.now();
+    const late = now - last - 4;
+    if (late > 4) total += late;
+    last = now;
+    if (on) setTimeout(tick, 0);
+  };
+  setTimeout(tick, 0);
+  return {
+    stop() {
+      on = false;
+      return total;
+    },
+  };
+}
+
+self.onmessage = async (e: MessageEvent<{ commits?: number; variants?: number; only?: string }>) => {
   COMMITS = e.data?.commits ?? COMMITS;
   try {
+    if (e.data?.variants) {
+      const only = e.data.only?.split(",") ?? ["base", "whole", "put", "cleanup", "flush"];
+      postMessage({ ok: true, timings: await variants(e.data.variants, only) });
+      return;
+    }
     const files = (await commits(false)).latencies;
     const one = await commits(true);
     const timings: Record<string, number[]> = { files, inline: one.latencies, inline_wall: [one.wallMs] };

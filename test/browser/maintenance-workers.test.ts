@@ -1,9 +1,11 @@
 // Maintenance across Workers in real Chromium: compaction racing appends from 3 Workers (and a second
 // compactor) loses and duplicates nothing; a Worker terminated mid-compaction leaves the state before it
 // and an orphan that maintenance removes; one terminated mid-deletion after expiry leaves the expiry
-// committed and the rest to the next run; background maintenance runs in one context at a time (Web Lock).
+// committed and the rest to the next run; one terminated between catalog cleanup's chunks of log
+// deletions leaves a log that opens to the same state, which the next cleanup finishes; background maintenance runs in one context at a time (Web Lock).
 import { describe, expect, it } from "vitest";
 import { browserStorage } from "../../src/index.js";
+import { openCatalogDB } from "../../src/storage/browser/indexeddb-log.js";
 import { ulid } from "../../src/util/ids.js";
 import { batchesOf, batchRows, Rel } from "../shared/rel.js";
 import { request, startWriter, type WriterMessage } from "./worker-client.js";
@@ -14,6 +16,7 @@ type MaintainerMessage = WriterMessage & {
   conflicts?: number;
   ran?: boolean;
   deleted?: number;
+  held?: boolean;
 };
 
 function startMaintainer(): Worker {
@@ -96,6 +99,40 @@ describe("maintenance across Workers", () => {
     expect(result.filesDeleted).toBe(6);
     expect(await files()).toEqual(live.sort());
     expect((await ns.batches.read()).numRows).toBe(120);
+  });
+
+  it("a Worker terminated between cleanup's chunks of log deletions: the same state, the next cleanup ends it", async () => {
+    const { name, ns } = await seeded(150);
+    await ns.batches.inlineFlush.idle(); // the flush at 1,000 rows committed
+    const db = await openCatalogDB(name);
+    const keys = async () => ({
+      log: await db.getAllKeys("log"),
+      checkpoints: await db.getAllKeys("checkpoints"),
+    });
+    // A commit at version ~100 wrote a checkpoint in the background: cleanup removes the entries before it.
+    while ((await keys()).checkpoints.length === 0) await new Promise((r) => setTimeout(r, 5));
+    const before = await keys();
+    const newest = before.checkpoints.at(-1)!;
+    expect(newest).toBeGreaterThan(65);
+    const history = (await ns.batches.history()).map((s) => s.id);
+    const worker = startMaintainer();
+    await ask(worker, { cmd: "hold-cleanup", name }, (m) => m.held === true);
+    worker.terminate();
+    const held = await keys();
+    expect(held.checkpoints).toEqual([newest]); // any older ones went first, in their own store
+    expect(held.log[0]).toBe(65); // one chunk of 64 entries, oldest first
+    expect(held.log.at(-1)).toBe(before.log.at(-1));
+    // Opening sees the same table, and so does the context that held the state all along.
+    const fresh = await Rel.open({ storage: browserStorage({ name, persist: false }) });
+    expect((await fresh.batches.history()).map((s) => s.id)).toEqual(history);
+    expect((await fresh.batches.read()).numRows).toBe(1500);
+    await ns.batches.append(batchRows("after", 0, 10));
+    expect((await fresh.batches.read()).numRows).toBe(1510);
+    const removed = await fresh.storage.catalog.cleanup!(0);
+    expect(removed).toHaveLength(newest - 65);
+    expect((await keys()).log[0]).toBe(newest);
+    expect(batchesOf(await ns.batches.read()).size).toBe(151);
+    db.close();
   });
 
   it("background maintenance runs in one context at a time: a held Web Lock makes the others skip", async () => {

@@ -1,7 +1,8 @@
 // A module Worker that maintains `rel.batches` on a browser storage, for the maintenance tests: compaction
 // rounds racing other Workers' appends, a compaction held between writing its merged file and committing
 // (the page terminates it there), an expiry held after deleting two of the files that left (terminated
-// there too), and one background-maintenance run under the storage's Web Lock.
+// there too), a catalog cleanup held between two of its chunks of log deletions (terminated there), and
+// one background-maintenance run under the storage's Web Lock.
 import { browserStorage, isAvaError, startMaintenance } from "../../../src/index.js";
 import { Rel } from "../../shared/rel.js";
 
@@ -9,6 +10,7 @@ export type MaintainerRequest =
   | { cmd: "compact"; name: string; rounds: number }
   | { cmd: "hold-compact"; name: string }
   | { cmd: "hold-delete"; name: string }
+  | { cmd: "hold-cleanup"; name: string }
   | { cmd: "run-once"; name: string };
 
 self.onmessage = async (event: MessageEvent<MaintainerRequest>) => {
@@ -38,6 +40,19 @@ self.onmessage = async (event: MessageEvent<MaintainerRequest>) => {
       const policy = { retain: { maxAgeMs: 0, minSnapshots: 1 }, graceMs: 0, compact: false as const };
       const result = await ns.maintain(policy);
       postMessage({ error: `maintain() deleted without stopping: ${JSON.stringify(result)}` });
+      return;
+    }
+    if (req.cmd === "hold-cleanup") {
+      // Catalog cleanup deletes log entries a chunk at a time, pausing on a 0 ms timer between chunks:
+      // the first pause after the first chunk never ends (the page terminates the Worker there).
+      const pause = globalThis.setTimeout;
+      globalThis.setTimeout = ((fn: () => void, ms?: number) => {
+        if (ms) return pause(fn, ms);
+        postMessage({ held: true });
+        return 0;
+      }) as typeof setTimeout;
+      const removed = await storage.catalog.cleanup!(0);
+      postMessage({ error: `cleanup() removed ${removed.length} without pausing` });
       return;
     }
     if (req.cmd === "run-once") {
