@@ -102,23 +102,6 @@ describe("IndexedDB checkpoints in pieces", () => {
     await expectAvaError((await reopened(name)).batches.history(), "CATALOG_CORRUPT", /checkpoint 10/);
   });
 
-  it("removing a checkpoint removes the pieces its record names, not another writer's of the same version", async () => {
-    const name = `cp${ulid()}`;
-    const log = new IndexedDbLog(() => openCatalogDB(name), "default", name, { pieceBytes: 100 });
-    const state = Uint8Array.from({ length: 1000 }, (_, i) => i % 251);
-    await log.writeCheckpoint(3, state);
-    expect((await log.latestCheckpoint())?.state).toEqual(state);
-    expect((await log.checkpointHeads(64))[0]!.head).toEqual(state.subarray(0, 64));
-    const db = await openCatalogDB(name);
-    const { writer } = (await db.get("checkpoints", 3)) as CheckpointPieces;
-    const other = writer === 1 ? 2 : 1;
-    await db.put("checkpointParts", new Uint8Array([9]), [3, other, 0]);
-    await log.removeCheckpoints([3]);
-    expect(await db.getAllKeys("checkpoints")).toEqual([]);
-    expect(await db.getAllKeys("checkpointParts")).toEqual([[3, other, 0]]);
-    db.close();
-  });
-
   it("pieces a crash left without their record are read by nothing, and cleanup removes them", async () => {
     const name = `cp${ulid()}`;
     const history = await seeded(checkpointing(name, 1024));

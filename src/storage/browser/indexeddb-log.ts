@@ -259,15 +259,12 @@ export class IndexedDbLog implements CatalogLog {
   async removeCheckpoints(versions: readonly number[]): Promise<void> {
     try {
       const tx = (await this.#db()).transaction(["checkpoints", "checkpointParts"], "readwrite");
-      const store = tx.objectStore("checkpoints");
-      // Only the pieces a record names: another context may be writing pieces of the same version.
-      const removed = versions.map(async (v) => {
-        const value = await store.get(v);
-        await store.delete(v);
-        if (value && !(value instanceof Uint8Array))
-          await tx.objectStore("checkpointParts").delete(piecesOf(v, value));
-      });
-      await Promise.all([...removed, tx.done]);
+      const parts = tx.objectStore("checkpointParts");
+      await Promise.all([
+        ...versions.map((v) => tx.objectStore("checkpoints").delete(v)),
+        ...versions.map((v) => parts.delete(IDBKeyRange.bound([v], [v + 1], false, true))),
+        tx.done,
+      ]);
     } catch (err) {
       throw toAvaError(err, `removing catalog checkpoints ${versions.join(", ")}`);
     }
