@@ -242,7 +242,7 @@ export async function benchMaintenance(): Promise<void> {
 
 /** Rounds of the Chromium variants (AVA_BENCH_VARIANT_ROUNDS, default 3), and which (AVA_BENCH_VARIANTS). */
 const VARIANT_ROUNDS = Number(process.env.AVA_BENCH_VARIANT_ROUNDS ?? 3);
-const VARIANTS = process.env.AVA_BENCH_VARIANTS ?? "base,whole,put,cleanup,flush";
+const VARIANTS = process.env.AVA_BENCH_VARIANTS ?? "base,put,cleanup,flush";
 
 /**
  * The Chromium Worker's sequential appender with one kind of background work switched off at a time
@@ -255,7 +255,6 @@ async function benchVariants(): Promise<void> {
   );
   const about: Record<string, string> = {
     base: "everything on",
-    whole: "each checkpoint in one put (before: not in 60 KiB pieces)",
     put: "no checkpoint put (serialization stays)",
     cleanup: "no catalog cleanup after a flush",
     flush: "no background flush (checkpoints carry every payload)",
@@ -405,14 +404,9 @@ async function benchCommits(): Promise<void> {
       note: `${(median(cost("ckpt_bytes")) / 1e6).toFixed(2)} MB; max ${Math.max(...cost("ckpt_serialize")).toFixed(1)} ms`,
     },
     {
-      case: "its IndexedDB write, in pieces of 60 KiB (as the catalog writes it)",
+      case: "its IndexedDB put",
       median_ms: median(cost("ckpt_put")),
       note: `max ${Math.max(...cost("ckpt_put")).toFixed(1)} ms`,
-    },
-    {
-      case: "its IndexedDB write as one put (before)",
-      median_ms: median(cost("ckpt_put_whole")),
-      note: `max ${Math.max(...cost("ckpt_put_whole")).toFixed(1)} ms`,
     },
     {
       case: "a flush's encode alone (IPC splice + parquet-wasm + stats)",

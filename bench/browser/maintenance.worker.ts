@@ -36,7 +36,6 @@ async function commits(
   inline: boolean | { flush: false },
   concurrency = 1,
   measureAlone = true,
-  storageOf: (name: string) => ava.Storage = (name) => ava.browserStorage({ name, persist: false }),
 ): Promise<{
   latencies: number[];
   wallMs: number;
@@ -47,7 +46,7 @@ async function commits(
 }> {
   const Bench = ava.defineNamespace({ name: "bench", tables: { points: ava.table({ schema, inline }) } });
   const name = `m${inline === true ? 1 : inline ? 2 : 0}c${concurrency}t${Date.now()}`;
-  const storage = storageOf(name);
+  const storage = ava.browserStorage({ name, persist: false });
   const ns = await Bench.open({ storage });
   await ns.push();
   const rows = makeBatch(0, 10);
@@ -106,25 +105,19 @@ async function backgroundCosts(storage: ava.Storage, name: string): Promise<Reco
   const costs: Record<string, number[]> = {
     ckpt_serialize: [],
     ckpt_put: [],
-    ckpt_put_whole: [],
     ckpt_bytes: [],
     flush: [],
     flush_encode: [],
   };
   const db = await openCatalogDB(name);
-  const log = new IndexedDbLog(async () => db, "default", name);
   for (let i = 0; i < 5; i++) {
     let t = performance.now();
     const bytes = serializeState(state, Date.now());
     costs.ckpt_serialize!.push(performance.now() - t);
     costs.ckpt_bytes!.push(bytes.length);
-    // Below every version: never read as the newest. As the catalog writes it (in pieces), and whole.
     t = performance.now();
-    await log.writeCheckpoint(-1 - i, bytes);
+    await db.put("checkpoints", bytes, -1 - i); // below every version: never read as the newest
     costs.ckpt_put!.push(performance.now() - t);
-    t = performance.now();
-    await db.put("checkpoints", bytes, -100 - i);
-    costs.ckpt_put_whole!.push(performance.now() - t);
   }
   db.close();
   const Unflushed = ava.defineNamespace({
@@ -153,8 +146,7 @@ async function backgroundCosts(storage: ava.Storage, name: string): Promise<Reco
 
 /**
  * Where a sequential appender's wall time goes, by switching one kind of background work off at a time
- * (interleaved rounds, so load drifts hit every variant alike): `whole` writes each checkpoint in one put
- * (as before it was written in pieces), `put` skips each checkpoint's IndexedDB
+ * (interleaved rounds, so load drifts hit every variant alike): `put` skips each checkpoint's IndexedDB
  * put (its serialization stays), `cleanup` skips the flush's catalog cleanup, `flush` never flushes (the
  * checkpoints then carry every payload). Also how long the Worker's thread was blocked (timer lateness
  * over 4 ms: CPU — encodes, serialization, GC — as against waiting on IndexedDB).
@@ -175,8 +167,7 @@ async function variants(rounds: number, only: readonly string[]): Promise<Record
       if (variant === "cleanup") catalog.cleanup = async () => [];
       const blocked = blockedTime();
       try {
-        const storage = variant === "whole" ? wholeCheckpoints : undefined;
-        const run = await commits(variant === "flush" ? { flush: false } : true, 1, false, storage);
+        const run = await commits(variant === "flush" ? { flush: false } : true, 1, false);
         push(`v_${variant}_wall`, run.wallMs);
         push(`v_${variant}_median`, median(run.latencies));
         push(
@@ -191,16 +182,6 @@ async function variants(rounds: number, only: readonly string[]): Promise<Record
     }
   }
   return out;
-}
-
-/** browserStorage as before checkpoints were written in pieces: each one put whole. */
-function wholeCheckpoints(name: string): ava.Storage {
-  const opened = openCatalogDB(name);
-  const log = new IndexedDbLog(() => opened, "default", name, { pieceBytes: Number.POSITIVE_INFINITY });
-  return {
-    ...ava.browserStorage({ name, persist: false }),
-    catalog: new LogCatalog(log, { checkpointInBackground: true }),
-  };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
@@ -230,7 +211,7 @@ self.onmessage = async (e: MessageEvent<{ commits?: number; variants?: number; o
   COMMITS = e.data?.commits ?? COMMITS;
   try {
     if (e.data?.variants) {
-      const only = e.data.only?.split(",") ?? ["base", "whole", "put", "cleanup", "flush"];
+      const only = e.data.only?.split(",") ?? ["base", "put", "cleanup", "flush"];
       postMessage({ ok: true, timings: await variants(e.data.variants, only) });
       return;
     }

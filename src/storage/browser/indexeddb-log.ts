@@ -1,25 +1,19 @@
 // The catalog log in IndexedDB (through idb, with a typed schema): entry N is published by `add(entry, N)`
 // in one readwrite transaction, which fails with ConstraintError when another tab or Worker added N
 // first. That failure is the optimistic concurrency: the loser catches up, rebases and adds N+1.
-import { type DBSchema, type IDBPDatabase, type IDBPObjectStore, openDB } from "idb";
-import { AvaError, describeValue, toAvaError } from "../../errors.js";
-import { concatBytes } from "../../util/bytes.js";
+import { type DBSchema, type IDBPDatabase, openDB } from "idb";
+import { toAvaError } from "../../errors.js";
 import { type CatalogLog, logGap, type StagedEntry } from "../catalog/log-catalog.js";
 
 export interface CatalogDB extends DBSchema {
   /** version -> the ops of that commit, as JSON */
   log: { key: number; value: string };
-  /**
-   * version -> the whole state at that version (see serializeState): its bytes, or — for a state larger
-   * than CHECKPOINT_PART_BYTES — which pieces of `checkpointParts` hold them.
-   */
-  checkpoints: { key: number; value: Uint8Array | CheckpointPieces };
-  /** [version, writer, index] -> a piece of a checkpoint's bytes (schema version 2). */
-  checkpointParts: { key: [number, number, number]; value: Uint8Array };
+  /** version -> the whole state at that version (see serializeState) */
+  checkpoints: { key: number; value: Uint8Array };
 }
 
 /** Upgrades by schema version; a new store or index is a new step, never an edit of an old one. */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 1;
 
 export type Durability = "default" | "strict" | "relaxed";
 
@@ -31,56 +25,6 @@ interface KeptHead {
 
 /** How much of a checkpoint's head is kept (more than the catalog asks for, CHECKPOINT_HEAD_BYTES). */
 const KEPT_HEAD_BYTES = 256;
-
-/**
- * A checkpoint larger than this is written in pieces of this size, each in its own transaction. Chromium
- * runs a database's transactions on one backend sequence and stores a value over 64 KiB as a separate
- * blob file: one put of a 0.5–2 MB state held every commit queued behind it (5–17 ms measured alone,
- * growing steeply past 1 MB); between pieces, a commit waits for one piece at most.
- */
-export const CHECKPOINT_PART_BYTES = 60 * 1024;
-
-/** The record of a checkpoint written in pieces: `parts` pieces of `bytes` in all, keyed [version, writer, i]. */
-export interface CheckpointPieces {
-  parts: number;
-  bytes: number;
-  /** Tells apart the pieces of two contexts writing a checkpoint of the same version at once. */
-  writer: number;
-}
-
-function checkpointPieces(bytes: number, size: number): CheckpointPieces {
-  return {
-    parts: Math.ceil(bytes / size),
-    bytes,
-    writer: crypto.getRandomValues(new Uint32Array(1))[0]!,
-  };
-}
-
-type PartsStore = IDBPObjectStore<
-  CatalogDB,
-  ("checkpoints" | "checkpointParts")[],
-  "checkpointParts",
-  IDBTransactionMode
->;
-
-const piecesOf = (version: number, { writer, parts }: CheckpointPieces) =>
-  IDBKeyRange.bound([version, writer, 0], [version, writer, parts], false, true);
-
-/**
- * A checkpoint's bytes: its value, or its pieces joined. Missing or extra pieces give bytes that do not
- * parse (the catalog then sets the checkpoint aside and replays the log, or says CATALOG_CORRUPT).
- */
-async function joinPieces(
-  parts: PartsStore,
-  { key, value }: { key: number; value: Uint8Array | CheckpointPieces },
-): Promise<Uint8Array> {
-  if (value instanceof Uint8Array) return value;
-  return concatBytes(await parts.getAll(piecesOf(key, value)));
-}
-
-async function firstPiece(parts: PartsStore, version: number, pieces: CheckpointPieces): Promise<Uint8Array> {
-  return (await parts.get([version, pieces.writer, 0])) ?? new Uint8Array(0);
-}
 
 /** Log entries deleted per readwrite transaction by cleanup (removeBefore). */
 const REMOVE_CHUNK = 64;
@@ -100,7 +44,6 @@ export function openCatalogDB(name: string): Promise<IDBPDatabase<CatalogDB>> {
         database.createObjectStore("log");
         database.createObjectStore("checkpoints");
       }
-      if (oldVersion < 2) database.createObjectStore("checkpointParts");
     },
     // Another context wants a newer schema: let it, rather than block it forever.
     blocking: () => db?.close(),
@@ -120,22 +63,8 @@ export class IndexedDbLog implements CatalogLog {
   /** The first bytes of each checkpoint this instance has read or written, by version (checkpointHeads). */
   readonly #heads = new Map<number, KeptHead>();
 
-  /** Checkpoints larger than this are written in pieces of this size (CHECKPOINT_PART_BYTES). */
-  readonly #pieceBytes: number;
-
-  constructor(
-    db: () => Promise<IDBPDatabase<CatalogDB>>,
-    durability: Durability,
-    name: string,
-    { pieceBytes = CHECKPOINT_PART_BYTES }: { pieceBytes?: number } = {},
-  ) {
-    if (!(Number.isInteger(pieceBytes) && pieceBytes > 0) && pieceBytes !== Number.POSITIVE_INFINITY)
-      throw new AvaError(
-        "INVALID_ARGUMENT",
-        `pieceBytes must be a positive whole number of bytes (or Infinity: one put), got ${describeValue(pieceBytes)}`,
-      );
+  constructor(db: () => Promise<IDBPDatabase<CatalogDB>>, durability: Durability, name: string) {
     this.#db = db;
-    this.#pieceBytes = pieceBytes;
     this.#durability = durability;
     this.#channelName = `avalanche:${name}`;
     let channel: BroadcastChannel | undefined;
@@ -199,27 +128,13 @@ export class IndexedDbLog implements CatalogLog {
   }
 
   async latestCheckpoint(): Promise<{ version: number; state: Uint8Array } | undefined> {
-    const tx = (await this.#db()).transaction(["checkpoints", "checkpointParts"]);
-    const cursor = await tx.objectStore("checkpoints").openCursor(null, "prev");
-    if (!cursor) return undefined;
-    return { version: cursor.key, state: await joinPieces(tx.objectStore("checkpointParts"), cursor) };
+    const cursor = await (await this.#db()).transaction("checkpoints").store.openCursor(null, "prev");
+    return cursor ? { version: cursor.key, state: cursor.value } : undefined;
   }
 
   async writeCheckpoint(version: number, state: Uint8Array): Promise<void> {
     try {
-      const db = await this.#db();
-      const size = this.#pieceBytes;
-      if (state.length <= size) await db.put("checkpoints", state, version);
-      else {
-        // Piece by piece, each its own transaction (see CHECKPOINT_PART_BYTES), and the record that names
-        // them last: until it commits, the pieces are read by nothing (a crash leaves them to cleanup).
-        const pieces = checkpointPieces(state.length, size);
-        for (let i = 0; i < pieces.parts; i++) {
-          const piece = state.slice(i * size, (i + 1) * size);
-          await db.put("checkpointParts", piece, [version, pieces.writer, i]);
-        }
-        await db.put("checkpoints", pieces, version);
-      }
+      await (await this.#db()).put("checkpoints", state, version);
     } catch (err) {
       throw toAvaError(err, `writing catalog checkpoint ${version}`);
     }
@@ -233,20 +148,15 @@ export class IndexedDbLog implements CatalogLog {
     // version's checkpoint is written once — or rewritten by another context with the same state). Each
     // commit that checkpoints and each cleanup list the heads; reading every checkpoint whole each time
     // cost a background flush ~100 ms in a Worker.
-    const tx = (await this.#db()).transaction(["checkpoints", "checkpointParts"]);
-    const store = tx.objectStore("checkpoints");
+    const store = (await this.#db()).transaction("checkpoints").store;
     const versions = await store.getAllKeys();
     const out: { version: number; head: Uint8Array }[] = [];
     for (const version of versions) {
       let kept = this.#heads.get(version);
       if (!kept || (!kept.whole && kept.head.length < bytes)) {
-        const value = await store.get(version);
-        if (!value) continue; // removed meanwhile
-        const first =
-          value instanceof Uint8Array
-            ? value
-            : await firstPiece(tx.objectStore("checkpointParts"), version, value);
-        kept = keepHead(first, Math.max(bytes, KEPT_HEAD_BYTES)); // a first piece is never all of it
+        const state = await store.get(version);
+        if (!state) continue; // removed meanwhile
+        kept = keepHead(state, Math.max(bytes, KEPT_HEAD_BYTES));
         this.#heads.set(version, kept);
       }
       out.push({ version, head: kept.head.subarray(0, bytes) });
@@ -258,20 +168,15 @@ export class IndexedDbLog implements CatalogLog {
 
   async removeCheckpoints(versions: readonly number[]): Promise<void> {
     try {
-      const tx = (await this.#db()).transaction(["checkpoints", "checkpointParts"], "readwrite");
-      const parts = tx.objectStore("checkpointParts");
-      await Promise.all([
-        ...versions.map((v) => tx.objectStore("checkpoints").delete(v)),
-        ...versions.map((v) => parts.delete(IDBKeyRange.bound([v], [v + 1], false, true))),
-        tx.done,
-      ]);
+      const tx = (await this.#db()).transaction("checkpoints", "readwrite");
+      await Promise.all([...versions.map((v) => tx.store.delete(v)), tx.done]);
     } catch (err) {
       throw toAvaError(err, `removing catalog checkpoints ${versions.join(", ")}`);
     }
   }
 
   /**
-   * The checkpoints before `version` in one transaction of their own stores (no commit waits for it), then
+   * The checkpoints before `version` in one transaction of their own store (no commit waits for it), then
    * the entries in transactions of REMOVE_CHUNK entries each, oldest first, yielding between them: a
    * commit's transaction needs the log store, and one transaction deleting a whole hour of entries held it
    * for as long. Every step leaves a log that opens to the same state — the checkpoint at `version` stays
@@ -282,16 +187,8 @@ export class IndexedDbLog implements CatalogLog {
     const range = IDBKeyRange.upperBound(version, true);
     try {
       const db = await this.#db();
-      const tx = db.transaction(["checkpoints", "checkpointParts"], "readwrite");
-      const store = tx.objectStore("checkpoints");
-      // With their pieces, and any a crash left without a record (their versions sort before [version]).
-      const parts = IDBKeyRange.upperBound([version], true);
-      const [checkpoints] = await Promise.all([
-        store.getAllKeys(range),
-        store.delete(range),
-        tx.objectStore("checkpointParts").delete(parts),
-        tx.done,
-      ]);
+      const tx = db.transaction("checkpoints", "readwrite");
+      const [checkpoints] = await Promise.all([tx.store.getAllKeys(range), tx.store.delete(range), tx.done]);
       const entries = await db.getAllKeys("log", range);
       for (let i = 0; i < entries.length; i += REMOVE_CHUNK) {
         if (i > 0) await yieldToCommits();
