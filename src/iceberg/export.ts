@@ -14,6 +14,7 @@ import { readAvroFile } from "./avro-file.js";
 import { deleteExpired, retainedVersions } from "./expired-files.js";
 import { type Known, inFolder, loadKnown, METADATA_FILE } from "./known-metadata.js";
 import { backgroundDelayMs, inLane } from "./lanes.js";
+import { deleteOrphans } from "./orphaned-files.js";
 import { appendManifests, expiredSmalls } from "./manifest-merge.js";
 import { inlineWriter, rewriteEntries } from "./snapshot-entries.js";
 import { type IcebergOptions, locator } from "./location.js";
@@ -356,6 +357,11 @@ async function exportOnce(
     : version;
   const retained = retainedVersions(usable, version, metadata, folder, firstRetained);
   if (entry.history.base) await deleteExpired(storage, folder, retained, firstRetained);
+  // A rewrite (or a process killed while deleting) leaves versions the new one does not retain.
+  const stale =
+    prev !== undefined &&
+    (usable === undefined || prev.stale === true) &&
+    !(await deleteOrphans(storage, folder, { version, metadata }, firstRetained));
   // Only the newest list is kept: every later append starts from it, and a process that lives through
   // thousands of commits must not hold all of them.
   const newest = kept.at(-1)?.sequenceNumber;
@@ -366,6 +372,7 @@ async function exportOnce(
     lists: newestList && newest !== undefined ? new Map([[newest, newestList]]) : new Map(),
     versionMs,
     retained,
+    stale,
   });
   return { metadataPath: path, version, snapshotsWritten: written };
 }
