@@ -339,9 +339,15 @@ async function exportOnce(
     if (exists) throw new LostRace(`${path} exists`, { cause: err });
     throw err;
   }
-  // The hint is only a hint (readers fall back to listing): a concurrent writer's is as good as ours.
+  // The hint is only a hint (readers fall back to listing): a concurrent writer's is as good as ours. It
+  // is written in place, not whole (a temporary file linked into place): it was deleted above, and while
+  // its one write is under way a reader finds it empty, which readers treat as missing (icebird, Iceberg's
+  // HadoopTableOperations) — so the link and the temporary file's deletion, two of the few file-system
+  // operations a version costs, bought nothing.
   await staleHint;
-  await storage.files.write(hint, new TextEncoder().encode(String(version)), REBUILDABLE).catch(() => {});
+  await storage.files
+    .write(hint, new TextEncoder().encode(String(version)), { durable: false })
+    .catch(() => {});
   // Versions the new one's metadata-log no longer names go, as Iceberg's write.metadata.delete-after-commit
   // does: each lists every kept snapshot, so keeping them all made the folder grow with the square of the
   // history (hundreds of MB after a few thousand commits). Best effort: a leftover is only disk.

@@ -1273,13 +1273,10 @@ describe("files of expired snapshots", () => {
   it("deletes the Parquet copies of inlined rows once no retained version's manifests name them", async () => {
     const { root, location } = await freshRoot();
     const storage = nodeStorage({ root, fsync: false });
-    const Inlined = ava.defineNamespace(
-      {
-        name: "expiry",
-        tables: { t: ava.table({ schema, inline: true }) },
-      },
-      60_000,
-    );
+    const Inlined = ava.defineNamespace({
+      name: "expiry",
+      tables: { t: ava.table({ schema, inline: true }) },
+    });
     const ns = await Inlined.open({ storage });
     await ns.push();
     const t = ns.t as unknown as ava.Table;
