@@ -134,10 +134,37 @@ async function readOldestListed(
   }
 }
 
+/** The Parquet copies of inlined rows a manifest names (snapshot-entries.ts), as store paths. */
+export function inlineCopiesOf(folder: string, records: readonly ManifestRecord[]): string[] {
+  const out: string[] = [];
+  for (const r of records) {
+    const uri = r.data_file.file_path;
+    const slash = uri.lastIndexOf("/");
+    if (uri.slice(0, slash).endsWith("/metadata/inline"))
+      out.push(`${folder}/inline/${uri.slice(slash + 1)}`);
+  }
+  return out;
+}
+
+/** A manifest entry, as far as deletion needs it. */
+export interface ManifestRecord {
+  data_file: { file_path: string };
+}
+
+/** A metadata Avro file's records; a missing or torn file has none it can vouch for (it throws). */
+export async function recordsOf<T>(storage: Storage, path: string): Promise<T[]> {
+  return readAvroFile(await storage.files.read(path), path).records as unknown as T[];
+}
+
 /**
- * Deletes `lists` (of snapshots before `oldest`, the oldest retained version's first snapshot) and the
- * manifests only they name. Nothing is deleted when `oldest`'s own list cannot be read (it throws): what it
- * keeps would then be unknown.
+ * Deletes `lists` (of snapshots before `oldest`, the oldest retained version's first snapshot), the
+ * manifests only they name, and the Parquet copies of inlined rows only those manifests name. Nothing is
+ * deleted when `oldest`'s own list cannot be read (it throws): what it keeps would then be unknown.
+ *
+ * An inlined file named by a manifest of an expired snapshot was added before `oldest`; if any retained
+ * snapshot still has it, `oldest` has it too (a file is never added twice), so `oldest`'s manifests name
+ * it. Order: copies, manifests, lists — a process killed midway leaves lists that the next deletion reads
+ * again, and nothing a list on disk names is gone while what it would lead to is not.
  */
 async function deleteExpiredFiles(
   storage: Storage,
@@ -146,19 +173,27 @@ async function deleteExpiredFiles(
   lists: readonly string[],
 ): Promise<void> {
   if (lists.length === 0) return;
-  const manifestsOf = async (path: string) =>
-    readAvroFile(await storage.files.read(path), path).records as unknown as ManifestFile[];
-  const kept = new Set((await manifestsOf(oldest.list)).map((m) => inFolder(folder, m.manifest_path)));
+  const keptManifests = await recordsOf<ManifestFile>(storage, oldest.list);
+  const kept = new Set(keptManifests.map((m) => inFolder(folder, m.manifest_path)));
   const unreferenced = new Set<string>();
   for (const list of lists) {
     // A list torn by power loss names nothing readable: its manifests are left (only disk).
-    const manifests = await manifestsOf(list).catch((): ManifestFile[] => []);
+    const manifests = await recordsOf<ManifestFile>(storage, list).catch((): ManifestFile[] => []);
     for (const m of manifests) {
       const path = inFolder(folder, m.manifest_path);
       if (Number(m.added_snapshot_id) < oldest.sequence && !kept.has(path)) unreferenced.add(path);
     }
   }
+  const copies = new Set<string>();
+  for (const path of unreferenced)
+    for (const copy of inlineCopiesOf(folder, await recordsOf<ManifestRecord>(storage, path).catch(() => [])))
+      copies.add(copy);
+  // Read the kept manifests only when there is a copy to delete: most tables never inline.
+  for (const m of copies.size > 0 ? kept : [])
+    for (const copy of inlineCopiesOf(folder, await recordsOf<ManifestRecord>(storage, m)))
+      copies.delete(copy);
   const remove = (path: string) => storage.files.delete(path).catch(() => {});
+  for (const path of copies) await remove(path);
   for (const path of unreferenced) await remove(path);
   for (const path of lists) await remove(path);
 }

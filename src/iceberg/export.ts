@@ -14,6 +14,7 @@ import { readAvroFile } from "./avro-file.js";
 import { deleteExpired, retainedVersions } from "./expired-files.js";
 import { type Known, inFolder, loadKnown, METADATA_FILE } from "./known-metadata.js";
 import { backgroundDelayMs, inLane } from "./lanes.js";
+import { deleteOrphans } from "./orphaned-files.js";
 import { appendManifests, expiredSmalls } from "./manifest-merge.js";
 import { inlineWriter, rewriteEntries } from "./snapshot-entries.js";
 import { type IcebergOptions, locator } from "./location.js";
@@ -338,9 +339,15 @@ async function exportOnce(
     if (exists) throw new LostRace(`${path} exists`, { cause: err });
     throw err;
   }
-  // The hint is only a hint (readers fall back to listing): a concurrent writer's is as good as ours.
+  // The hint is only a hint (readers fall back to listing): a concurrent writer's is as good as ours. It
+  // is written in place, not whole (a temporary file linked into place): it was deleted above, and while
+  // its one write is under way a reader finds it empty, which readers treat as missing (icebird, Iceberg's
+  // HadoopTableOperations) — so the link and the temporary file's deletion, two of the few file-system
+  // operations a version costs, bought nothing.
   await staleHint;
-  await storage.files.write(hint, new TextEncoder().encode(String(version)), REBUILDABLE).catch(() => {});
+  await storage.files
+    .write(hint, new TextEncoder().encode(String(version)), { durable: false })
+    .catch(() => {});
   // Versions the new one's metadata-log no longer names go, as Iceberg's write.metadata.delete-after-commit
   // does: each lists every kept snapshot, so keeping them all made the folder grow with the square of the
   // history (hundreds of MB after a few thousand commits). Best effort: a leftover is only disk.
@@ -356,6 +363,11 @@ async function exportOnce(
     : version;
   const retained = retainedVersions(usable, version, metadata, folder, firstRetained);
   if (entry.history.base) await deleteExpired(storage, folder, retained, firstRetained);
+  // A rewrite (or a process killed while deleting) leaves versions the new one does not retain.
+  const stale =
+    prev !== undefined &&
+    (usable === undefined || prev.stale === true) &&
+    !(await deleteOrphans(storage, folder, { version, metadata }, firstRetained));
   // Only the newest list is kept: every later append starts from it, and a process that lives through
   // thousands of commits must not hold all of them.
   const newest = kept.at(-1)?.sequenceNumber;
@@ -366,6 +378,7 @@ async function exportOnce(
     lists: newestList && newest !== undefined ? new Map([[newest, newestList]]) : new Map(),
     versionMs,
     retained,
+    stale,
   });
   return { metadataPath: path, version, snapshotsWritten: written };
 }

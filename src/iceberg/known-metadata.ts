@@ -28,6 +28,8 @@ export interface Known {
   versionMs?: number;
   /** What this process knows of the versions that version's metadata-log retains (expired-files.ts). */
   retained?: RetainedVersions;
+  /** Versions on disk that no retained version's metadata-log names may still be there (orphaned-files.ts). */
+  stale?: boolean;
 }
 
 /** A metadata version's file name. */
@@ -41,28 +43,38 @@ export function inFolder(folder: string, uri: string): string {
 /** The newest version in `folder`, checked as described above; undefined when there is none. */
 export async function loadKnown(storage: Storage, folder: string): Promise<Known | undefined> {
   const sizes = new Map<string, number>();
-  let newest = 0;
+  const versions: number[] = [];
   for (const f of await storage.files.list(`${folder}/`)) {
     sizes.set(f.path, f.size);
     const m = METADATA_FILE.exec(f.path.slice(folder.length + 1));
-    if (m) newest = Math.max(newest, Number(m[1]));
+    if (m) versions.push(Number(m[1]));
   }
+  const newest = Math.max(0, ...versions);
   if (newest === 0) return undefined;
   const unusable: Known = { version: newest, metadata: undefined, lists: new Map() };
+  /** Whether a version older than any the newest's metadata-log names is still on disk. */
+  const staleBelow = (metadata: TableMetadata) => {
+    const first = metadata["metadata-log"][0]?.["metadata-file"];
+    const oldest = first
+      ? Number(METADATA_FILE.exec(inFolder(folder, first).slice(folder.length + 1))?.[1])
+      : newest;
+    return versions.some((v) => v < oldest);
+  };
   try {
     const text = new TextDecoder().decode(await storage.files.read(`${folder}/v${newest}.metadata.json`));
     const metadata = JSON.parse(text) as TableMetadata;
     const lists = metadata.snapshots.map((s) => inFolder(folder, s["manifest-list"]));
     if (!lists.every((path) => (sizes.get(path) ?? 0) > 0)) return unusable;
     const last = metadata.snapshots.at(-1);
-    if (!last) return { version: newest, metadata, lists: new Map() };
+    const stale = staleBelow(metadata);
+    if (!last) return { version: newest, metadata, lists: new Map(), stale };
     const path = lists.at(-1)!;
     const manifests = readAvroFile(await storage.files.read(path), path).records as unknown as ManifestFile[];
     const whole = manifests.every(
       (m) => sizes.get(inFolder(folder, m.manifest_path)) === Number(m.manifest_length),
     );
     if (!whole) return unusable;
-    return { version: newest, metadata, lists: new Map([[last["snapshot-id"], manifests]]) };
+    return { version: newest, metadata, lists: new Map([[last["snapshot-id"], manifests]]), stale };
   } catch {
     return unusable; // torn JSON or list: rebuilt whole as the next version
   }

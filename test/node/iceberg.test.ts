@@ -294,6 +294,35 @@ function readWithSpec(name: string, fields: SpecField[], paths: string[]): PyFil
   );
 }
 
+/**
+ * Checks that the metadata folder holds exactly what the versions on disk lead to: each version's manifest
+ * lists, the manifests those name and the Parquet copies of inlined rows those name (read with Apache
+ * Avro against the spec's schemas), every one of which exists. Returns how many such files there are.
+ */
+async function expectOnlyReferencedFiles(root: string, location: string, folder: string): Promise<number> {
+  const local = (uri: string) => join(root, uri.slice(location.length + 1));
+  const names = await readdir(folder, { recursive: true });
+  const lists = new Set<string>();
+  for (const name of names.filter((n) => n.endsWith(".metadata.json")))
+    for (const s of JSON.parse(await readFile(join(folder, name), "utf8")).snapshots)
+      lists.add(local(s["manifest-list"]));
+  const manifests = new Set<string>();
+  for (const list of readWithSpec("manifest_file", MANIFEST_FILE, [...lists]))
+    for (const m of list.records) manifests.add(local(m.manifest_path as string));
+  const copies = new Set<string>();
+  for (const manifest of readWithSpec("manifest_entry", MANIFEST_ENTRY, [...manifests]))
+    for (const e of manifest.records) {
+      const path = local((e.data_file as { file_path: string }).file_path);
+      if (path.startsWith(join(folder, "inline"))) copies.add(path);
+    }
+  const onDisk = names
+    .filter((n) => n.endsWith(".avro") || n.endsWith(".parquet"))
+    .map((n) => join(folder, n))
+    .sort();
+  expect(onDisk).toEqual([...lists, ...manifests, ...copies].sort());
+  return onDisk.length;
+}
+
 /** The field ids the spec gives, as READ_WITH_SPEC reports a file's own schema. */
 function specIds(fields: SpecField[]): Record<string, unknown> {
   return Object.fromEntries(
@@ -1137,6 +1166,22 @@ describe("files of expired snapshots", () => {
     return { root, location, tableUrl, t, step, expectOnlyReferenced, listsOnDisk, expired };
   }
 
+  /** A table with 10 snapshots, a version each (nothing expired). */
+  async function expiredTableNoExpiry() {
+    const { root, location } = await freshRoot();
+    const storage = nodeStorage({ root, fsync: false });
+    const ns = await Expiry.open({ storage });
+    await ns.push();
+    const t = ns.t as unknown as ava.Table;
+    const step = async (id: number, store = storage) => {
+      await t.append([{ id }]);
+      const { metadataPath } = await ava.exportIceberg(store, "expiry", "t", { location });
+      return JSON.parse(await readFile(join(root, metadataPath), "utf8"));
+    };
+    for (let i = 0; i < 10; i++) await step(i);
+    return { root, location, tableUrl: `${location}/data/expiry/t`, t, step };
+  }
+
   let saved: [number, number];
   beforeEach(() => {
     saved = [previousVersions.max, manifestMerging.minCount];
@@ -1223,6 +1268,72 @@ describe("files of expired snapshots", () => {
     await step(100, nodeStorage({ root, fsync: false }));
     await expectOnlyReferenced();
     expect((await listsOnDisk()).filter((seq) => expired.includes(seq))).toEqual([]);
+  }, 60_000);
+
+  it("deletes the Parquet copies of inlined rows once no retained version's manifests name them", async () => {
+    const { root, location } = await freshRoot();
+    const storage = nodeStorage({ root, fsync: false });
+    const Inlined = ava.defineNamespace({
+      name: "expiry",
+      tables: { t: ava.table({ schema, inline: true }) },
+    });
+    const ns = await Inlined.open({ storage });
+    await ns.push();
+    const t = ns.t as unknown as ava.Table;
+    const folder = join(root, "data/expiry/t/metadata");
+    const step = async (id: number) => {
+      await t.append([{ id }]);
+      const { metadataPath } = await ava.exportIceberg(storage, "expiry", "t", { location });
+      return JSON.parse(await readFile(join(root, metadataPath), "utf8"));
+    };
+    const copies = async () => (await readdir(join(folder, "inline")).catch(() => [])).sort();
+    for (let i = 0; i < 4; i++) await step(i); // inlined appends: each gets a Parquet copy
+    const first = await copies();
+    expect(first).toHaveLength(4);
+    await expectOnlyReferencedFiles(root, location, folder);
+    await t.compact(); // their rows move into a data file: the copies stay while versions name them
+    await ava.exportIceberg(storage, "expiry", "t", { location });
+    expect(await copies()).toEqual(first);
+    // The compaction's manifest names the copies (DELETED entries), and appends list it on: a second
+    // compaction lists the live files afresh. The first one expires, then the versions listing it leave the log.
+    await step(9);
+    await t.compact();
+    await expireTable(storage, "expiry", "t", { maxAgeMs: 0, minSnapshots: 1 });
+    let metadata: Record<string, unknown> = {};
+    for (let i = 10; i < 10 + VERSIONS + 1; i++) metadata = await step(i);
+    // No retained version names the first copies any more; the later appends' are live.
+    const left = await copies();
+    expect(left.filter((n) => first.includes(n))).toEqual([]);
+    expect(left.length).toBeGreaterThan(0);
+    await expectOnlyReferencedFiles(root, location, folder);
+    await expectEverySnapshot(`${location}/data/expiry/t`, metadata, t, await t.history());
+  }, 60_000);
+
+  it("a rewrite after a torn version deletes what only the versions before it named; SIGKILL midway leaves valid metadata and the next export finishes", async () => {
+    const { root, location, tableUrl, t, step } = await expiredTableNoExpiry();
+    const folder = join(root, "data/expiry/t/metadata");
+    const local = (uri: string) => join(root, uri.slice(location.length + 1));
+    const jsons = async () => (await readdir(folder)).filter((n) => n.endsWith(".metadata.json")).sort();
+    // Power loss tore the newest snapshot's own manifest: the next export describes every snapshot afresh.
+    const newest = JSON.parse(await readFile(join(folder, "v10.metadata.json"), "utf8"));
+    const [list] = readWithSpec("manifest_file", MANIFEST_FILE, [
+      local(newest.snapshots.at(-1)["manifest-list"]),
+    ]);
+    const torn = local(list!.records[0]!.manifest_path as string);
+    await truncate(torn, Math.floor((await stat(torn)).size / 2));
+    const before = (await readdir(folder)).length;
+    const killed = await exited(startTsx(EXPIRY_CHILD, [root, location, "10", String(VERSIONS)]));
+    expect(killed.signal, killed.stderr).toBe("SIGKILL");
+    // Killed midway: the rewrite (v11) is whole and readable, the versions before it are still on disk.
+    expect(await jsons()).toContain("v11.metadata.json");
+    expect((await jsons()).length).toBeGreaterThan(1);
+    const v11 = JSON.parse(await readFile(join(folder, "v11.metadata.json"), "utf8"));
+    await expectEverySnapshot(tableUrl, v11, t, await t.history());
+    // The next export (another process) finishes: only what the retained versions name is left.
+    const metadata = await step(11, nodeStorage({ root, fsync: false }));
+    expect(await jsons()).toEqual(["v11.metadata.json", "v12.metadata.json"]);
+    expect(await expectOnlyReferencedFiles(root, location, folder)).toBeLessThan(before);
+    await expectEverySnapshot(tableUrl, metadata, t, await t.history());
   }, 60_000);
 });
 
