@@ -49,7 +49,7 @@ export async function loadKnown(storage: Storage, folder: string): Promise<Known
     const m = METADATA_FILE.exec(f.path.slice(folder.length + 1));
     if (m) versions.push(Number(m[1]));
   }
-  const newest = Math.max(0, ...versions);
+  const newest = versions.reduce((a, b) => Math.max(a, b), 0); // no spread: a folder may hold many
   if (newest === 0) return undefined;
   const unusable: Known = { version: newest, metadata: undefined, lists: new Map() };
   /** Whether a version older than any the newest's metadata-log names is still on disk. */
