@@ -23,7 +23,9 @@ export async function benchLiveBrowser(): Promise<void> {
   try {
     const query = new URLSearchParams({ discard: discard.url, ingest: ingest.url });
     // A profile on disk, as a user's: OPFS off the record is memory behind messages to the browser process.
-    t = await runBenchPage(`live.html?${query}`, { profile: "disk" });
+    // AVA_BENCH_PROFILE=incognito runs Playwright's default context instead (a private window's case).
+    const profile = process.env.AVA_BENCH_PROFILE === "incognito" ? "incognito" : "disk";
+    t = await runBenchPage(`live.html?${query}`, { profile });
   } finally {
     await discard.stop();
     await ingest.stop();
