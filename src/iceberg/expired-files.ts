@@ -13,8 +13,7 @@
 // lists that name them: a process killed midway leaves lists whose manifests are partly gone, which no
 // retained version names, and which the next deletion reads again (a missing file is no error there).
 import type { Storage } from "../storage/types.js";
-import { readAvroFile } from "./avro-file.js";
-import { inFolder, type Known } from "./known-metadata.js";
+import { inFolder, type Known, readVersion, recordsOf } from "./known-metadata.js";
 import type { ManifestFile } from "./manifest-schemas.js";
 import type { TableMetadata } from "./table-metadata.js";
 
@@ -127,8 +126,7 @@ async function readOldestListed(
   version: number,
 ): Promise<OldestListed | null> {
   try {
-    const bytes = await storage.files.read(`${folder}/v${version}.metadata.json`);
-    return oldestListed(folder, JSON.parse(new TextDecoder().decode(bytes)) as TableMetadata);
+    return oldestListed(folder, await readVersion(storage, folder, version));
   } catch {
     return null;
   }
@@ -151,9 +149,26 @@ export interface ManifestRecord {
   data_file: { file_path: string };
 }
 
-/** A metadata Avro file's records; a missing or torn file has none it can vouch for (it throws). */
-export async function recordsOf<T>(storage: Storage, path: string): Promise<T[]> {
-  return readAvroFile(await storage.files.read(path), path).records as unknown as T[];
+/**
+ * The Parquet copies of inlined rows that the `doomed` manifests name and none of the `kept` ones does. A
+ * doomed manifest that cannot be read names nothing (its copies stay: only disk); a kept one that cannot be
+ * read throws, since what it keeps would be unknown. The kept manifests are read only when there is a copy
+ * to delete: most tables never inline.
+ */
+export async function copiesOnlyIn(
+  storage: Storage,
+  folder: string,
+  doomed: Iterable<string>,
+  kept: Iterable<string>,
+): Promise<Set<string>> {
+  const copies = new Set<string>();
+  for (const path of doomed)
+    for (const copy of inlineCopiesOf(folder, await recordsOf<ManifestRecord>(storage, path).catch(() => [])))
+      copies.add(copy);
+  for (const path of copies.size > 0 ? kept : [])
+    for (const copy of inlineCopiesOf(folder, await recordsOf<ManifestRecord>(storage, path)))
+      copies.delete(copy);
+  return copies;
 }
 
 /**
@@ -184,14 +199,7 @@ async function deleteExpiredFiles(
       if (Number(m.added_snapshot_id) < oldest.sequence && !kept.has(path)) unreferenced.add(path);
     }
   }
-  const copies = new Set<string>();
-  for (const path of unreferenced)
-    for (const copy of inlineCopiesOf(folder, await recordsOf<ManifestRecord>(storage, path).catch(() => [])))
-      copies.add(copy);
-  // Read the kept manifests only when there is a copy to delete: most tables never inline.
-  for (const m of copies.size > 0 ? kept : [])
-    for (const copy of inlineCopiesOf(folder, await recordsOf<ManifestRecord>(storage, m)))
-      copies.delete(copy);
+  const copies = await copiesOnlyIn(storage, folder, unreferenced, kept);
   const remove = (path: string) => storage.files.delete(path).catch(() => {});
   for (const path of copies) await remove(path);
   for (const path of unreferenced) await remove(path);

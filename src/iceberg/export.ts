@@ -10,9 +10,8 @@
 import { AvaError } from "../errors.js";
 import type { DataFile, Snapshot } from "../storage/catalog/model.js";
 import { clockOf, type Storage } from "../storage/types.js";
-import { readAvroFile } from "./avro-file.js";
-import { deleteExpired, retainedVersions } from "./expired-files.js";
-import { type Known, inFolder, loadKnown, METADATA_FILE } from "./known-metadata.js";
+import { deleteExpired, type ManifestRecord, retainedVersions } from "./expired-files.js";
+import { type Known, inFolder, loadKnown, METADATA_FILE, recordsOf } from "./known-metadata.js";
 import { backgroundDelayMs, inLane } from "./lanes.js";
 import { deleteOrphans } from "./orphaned-files.js";
 import { appendManifests, expiredSmalls } from "./manifest-merge.js";
@@ -235,7 +234,7 @@ async function exportOnce(
     const have = lists.get(sequence) ?? usable?.lists.get(sequence);
     if (have) return have;
     const path = inFolder(folder, snapshot["manifest-list"]);
-    const records = readAvroFile(await storage.files.read(path), path).records as unknown as ManifestFile[];
+    const records = await recordsOf<ManifestFile>(storage, path);
     lists.set(sequence, records);
     return records;
   };
@@ -262,9 +261,7 @@ async function exportOnce(
   const readFiles = async (m: ManifestFile): Promise<DataFile[] | undefined> => {
     byUri ??= new Map((entry.history.base?.files ?? []).map((f) => [uri(f.path), f]));
     const path = inFolder(folder, m.manifest_path);
-    const records = readAvroFile(await storage.files.read(path), path).records as {
-      data_file: { file_path: string };
-    }[];
+    const records = await recordsOf<ManifestRecord>(storage, path);
     const files = records.map((r) => byUri!.get(r.data_file.file_path));
     return files.every((f) => f !== undefined) ? (files as DataFile[]) : undefined;
   };

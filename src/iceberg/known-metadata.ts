@@ -40,6 +40,17 @@ export function inFolder(folder: string, uri: string): string {
   return `${folder}/${uri.slice(uri.lastIndexOf("/") + 1)}`;
 }
 
+/** Version `version`'s metadata JSON, parsed; throws when it is missing or torn. */
+export async function readVersion(storage: Storage, folder: string, version: number): Promise<TableMetadata> {
+  const bytes = await storage.files.read(`${folder}/v${version}.metadata.json`);
+  return JSON.parse(new TextDecoder().decode(bytes)) as TableMetadata;
+}
+
+/** A metadata Avro file's records (a manifest list or a manifest); throws when it is missing or torn. */
+export async function recordsOf<T>(storage: Storage, path: string): Promise<T[]> {
+  return readAvroFile(await storage.files.read(path), path).records as unknown as T[];
+}
+
 /** The newest version in `folder`, checked as described above; undefined when there is none. */
 export async function loadKnown(storage: Storage, folder: string): Promise<Known | undefined> {
   const sizes = new Map<string, number>();
@@ -61,15 +72,14 @@ export async function loadKnown(storage: Storage, folder: string): Promise<Known
     return versions.some((v) => v < oldest);
   };
   try {
-    const text = new TextDecoder().decode(await storage.files.read(`${folder}/v${newest}.metadata.json`));
-    const metadata = JSON.parse(text) as TableMetadata;
+    const metadata = await readVersion(storage, folder, newest);
     const lists = metadata.snapshots.map((s) => inFolder(folder, s["manifest-list"]));
     if (!lists.every((path) => (sizes.get(path) ?? 0) > 0)) return unusable;
     const last = metadata.snapshots.at(-1);
     const stale = staleBelow(metadata);
     if (!last) return { version: newest, metadata, lists: new Map(), stale };
     const path = lists.at(-1)!;
-    const manifests = readAvroFile(await storage.files.read(path), path).records as unknown as ManifestFile[];
+    const manifests = await recordsOf<ManifestFile>(storage, path);
     const whole = manifests.every(
       (m) => sizes.get(inFolder(folder, m.manifest_path)) === Number(m.manifest_length),
     );

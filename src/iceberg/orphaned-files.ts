@@ -12,23 +12,16 @@
 // them again (known-metadata.ts) and finishes. A stale file that cannot be read (torn) names nothing: what
 // only it names is left on disk.
 import type { Storage } from "../storage/types.js";
-import { type ManifestRecord, inlineCopiesOf, recordsOf } from "./expired-files.js";
-import { inFolder, METADATA_FILE } from "./known-metadata.js";
+import { copiesOnlyIn } from "./expired-files.js";
+import { inFolder, METADATA_FILE, readVersion, recordsOf } from "./known-metadata.js";
 import type { ManifestFile } from "./manifest-schemas.js";
 import type { TableMetadata } from "./table-metadata.js";
 
 /** A version's metadata, or undefined when it cannot be read. */
-async function versionAt(storage: Storage, folder: string, v: number): Promise<TableMetadata | undefined> {
-  try {
-    return JSON.parse(
-      new TextDecoder().decode(await storage.files.read(`${folder}/v${v}.metadata.json`)),
-    ) as TableMetadata;
-  } catch {
-    return undefined;
-  }
-}
+const versionAt = (storage: Storage, folder: string, v: number): Promise<TableMetadata | undefined> =>
+  readVersion(storage, folder, v).catch(() => undefined);
 
-/** What a set of versions names: lists, the manifests those name, and (when asked) the copies those name. */
+/** What a set of versions names: their manifest lists and the manifests those name. */
 async function named(
   storage: Storage,
   folder: string,
@@ -46,16 +39,6 @@ async function named(
       manifests.add(inFolder(folder, m.manifest_path));
   }
   return { lists, manifests };
-}
-
-async function copiesOf(storage: Storage, folder: string, manifests: Iterable<string>, strict: boolean) {
-  const copies = new Set<string>();
-  for (const path of manifests) {
-    const read = recordsOf<ManifestRecord>(storage, path);
-    for (const copy of inlineCopiesOf(folder, strict ? await read : await read.catch(() => [])))
-      copies.add(copy);
-  }
-  return copies;
 }
 
 /**
@@ -92,9 +75,7 @@ export async function deleteOrphans(
     }
     const keep = await named(storage, folder, retainedVersions, true);
     const manifests = [...staleNamed.manifests].filter((p) => !keep.manifests.has(p));
-    const copies = await copiesOf(storage, folder, manifests, false);
-    if (copies.size > 0)
-      for (const copy of await copiesOf(storage, folder, keep.manifests, true)) copies.delete(copy);
+    const copies = await copiesOnlyIn(storage, folder, manifests, keep.manifests);
     const remove = (path: string) => storage.files.delete(path).catch(() => {});
     for (const path of copies) await remove(path);
     for (const path of manifests) await remove(path);
