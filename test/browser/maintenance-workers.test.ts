@@ -2,7 +2,8 @@
 // compactor) loses and duplicates nothing; a Worker terminated mid-compaction leaves the state before it
 // and an orphan that maintenance removes; one terminated mid-deletion after expiry leaves the expiry
 // committed and the rest to the next run; one terminated between catalog cleanup's chunks of log
-// deletions leaves a log that opens to the same state, which the next cleanup finishes; background maintenance runs in one context at a time (Web Lock).
+// deletions leaves a log that opens to the same state, which the next cleanup finishes; background
+// maintenance runs in one context at a time (Web Lock).
 import { describe, expect, it } from "vitest";
 import { browserStorage } from "../../src/index.js";
 import { openCatalogDB } from "../../src/storage/browser/indexeddb-log.js";

@@ -26,16 +26,16 @@ it("writes a big main-thread file through the Worker, whole, and refuses to over
   const big = bytesOf(300_000, 1);
   await storage.files.write("a/big.bin", big);
   expect(pageWriter().written).toBe(before + 1);
-  expectBytes(await storage.files.read("a/big.bin"), big);
+  expect(await storage.files.read("a/big.bin")).toEqual(big);
   // The caller's bytes are its own still (the Worker got a copy).
   expect(big.length).toBe(300_000);
   await expectAvaError(storage.files.write("a/big.bin", bytesOf(300_000, 2)), "IO_ERROR", /already exists/);
-  expectBytes(await storage.files.read("a/big.bin"), big);
+  expect(await storage.files.read("a/big.bin")).toEqual(big);
   // Small files and files that must appear whole stay on createWritable.
   await storage.files.write("a/small.bin", bytesOf(100, 3));
   await storage.files.write("a/whole.bin", bytesOf(300_000, 4), { whole: true });
   expect(pageWriter().written).toBe(before + 1);
-  expectBytes(await storage.files.read("a/whole.bin"), bytesOf(300_000, 4));
+  expect(await storage.files.read("a/whole.bin")).toEqual(bytesOf(300_000, 4));
   await expectAvaError(storage.files.write("a/../x.bin", big), "INVALID_NAME");
 });
 
@@ -49,13 +49,13 @@ it("leaves no file behind when the Worker is killed mid-write, and starts a new 
     () => "written",
     (err: unknown) => err,
   );
-  if (outcome === "written") expectBytes(await storage.files.read("k/killed.bin"), bytesOf(2_000_000, 5));
+  if (outcome === "written") expect(await storage.files.read("k/killed.bin")).toEqual(bytesOf(2_000_000, 5));
   else {
     expect((outcome as { code?: string }).code).toBe("IO_ERROR");
     await expectAvaError(storage.files.read("k/killed.bin"), "NOT_FOUND");
   }
   await storage.files.write("k/next.bin", bytesOf(200_000, 6));
-  expectBytes(await storage.files.read("k/next.bin"), bytesOf(200_000, 6));
+  expect(await storage.files.read("k/next.bin")).toEqual(bytesOf(200_000, 6));
 });
 
 it("a Worker that cannot load fails its write with IO_ERROR and is not tried again", async () => {
@@ -119,11 +119,4 @@ async function settled(p: Promise<unknown>): Promise<boolean> {
       Promise.resolve(mark),
     ])) !== mark
   );
-}
-
-/** Byte equality without vitest's element-by-element diff (seconds for megabytes). */
-function expectBytes(actual: Uint8Array, expected: Uint8Array): void {
-  expect(actual.length).toBe(expected.length);
-  const first = actual.findIndex((b, i) => b !== expected[i]);
-  expect(first).toBe(-1);
 }
