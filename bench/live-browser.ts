@@ -47,7 +47,9 @@ export async function benchLiveBrowser(): Promise<void> {
     });
     return [
       row("plain fetch of the same snappy files (floor)", "floor"),
+      row("plain fetch of the same snappy files, 2 in flight", "floor2"),
       row("createLiveStream, memory outbox", "memory"),
+      row("createLiveStream, memory outbox, maxInFlight 4", "memory4"),
       row("createLiveStream, browserStorage outbox (OPFS + IndexedDB)", "opfs"),
       row("the same, batch files by createWritable (no writer Worker)", "opfsWritable"),
       row("plain fetch of the same null-codec files (floor)", "nullFloor", "nullFloor"),

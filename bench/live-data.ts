@@ -106,23 +106,29 @@ export async function batchFiles(data: Round[], codec: AvroCodec = "snappy"): Pr
 }
 
 /**
- * The floor: each file POSTed with plain fetch, one after another, in the body form the library's transport
+ * The floor: each file POSTed with plain fetch, one after another (or `inFlight` at a time), in the body form the library's transport
  * uses (a Blob in a browser: an ArrayBuffer body under Playwright's DevTools connection is 10–20× slower,
  * which made the Chromium floor ~0.17M points/s).
  */
-export async function fetchTimed(url: string, files: readonly Uint8Array[]): Promise<Timed> {
+export async function fetchTimed(url: string, files: readonly Uint8Array[], inFlight = 1): Promise<Timed> {
   const latencies: number[] = [];
   const t0 = performance.now();
-  for (const body of files) {
-    const t = performance.now();
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/avro", "idempotency-key": crypto.randomUUID() },
-      body: fetchBody(body),
-    });
-    await res.arrayBuffer();
-    if (!res.ok) throw new Error(`floor POST answered ${res.status}`);
-    latencies.push(performance.now() - t);
-  }
+  let next = 0;
+  // `inFlight` posters take the files in turn: with 2, the floor of a stream's default maxInFlight.
+  const poster = async () => {
+    while (next < files.length) {
+      const body = files[next++]!;
+      const t = performance.now();
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/avro", "idempotency-key": crypto.randomUUID() },
+        body: fetchBody(body),
+      });
+      await res.arrayBuffer();
+      if (!res.ok) throw new Error(`floor POST answered ${res.status}`);
+      latencies.push(performance.now() - t);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, poster));
   return { ms: performance.now() - t0, latencies };
 }

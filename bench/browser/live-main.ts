@@ -1,6 +1,7 @@
 // The Chromium live-stream bench page (bench/live-browser.ts runs it): for each server (`?discard=URL`,
-// `?ingest=URL`), the floor — each batch file POSTed with plain fetch — then createLiveStream with a memory
-// outbox and with a browserStorage outbox (its batch files written by the page's writer Worker, and with
+// `?ingest=URL`), the floor — each batch file POSTed with plain fetch, one at a time and two at a time (as the
+// stream's default maxInFlight) — then createLiveStream with a memory outbox (and with 4 in flight), with a
+// browserStorage outbox (its batch files written by the page's writer Worker, and with
 // createWritable as where no Worker may run), on the page's main thread as an app calls it; then the same
 // with null-codec batches (no compression) against their own floor.
 import { browserStorage, memoryStorage } from "../../src/index.js";
@@ -51,7 +52,9 @@ async function run(): Promise<Record<string, number[]>> {
     const nullFiles = await batchFiles(data, "null");
     for (let i = 0; i < LIVE_RUNS; i++) {
       keep(`${mode}.floor`, await fetchTimed(url, files));
+      keep(`${mode}.floor2`, await fetchTimed(url, files, 2));
       keep(`${mode}.memory`, await streamTimed(url, memoryStorage(), data));
+      keep(`${mode}.memory4`, await streamTimed(url, memoryStorage(), data, "snappy", 4));
       keep(`${mode}.opfs`, await streamTimed(url, browserStorage({ name: `bench-live-${mode}-${i}` }), data));
       const plain = browserStorage({ name: `bench-live-${mode}-cw-${i}` });
       keep(`${mode}.opfsWritable`, await withoutWorker(() => streamTimed(url, plain, data)));

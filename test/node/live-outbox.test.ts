@@ -206,6 +206,41 @@ describe("live stream outbox, Node", () => {
     expect((await outbox.catalog.current()).outboxes.window?.batches).toEqual([]);
   });
 
+  it("a memory outbox's batches are sent from the bytes it holds, never read back as copies, however many wait", async () => {
+    // maxBufferedBatches bounds the sender's cache of batches read from a durable outbox; a memory outbox
+    // holds the very bytes, so each read would only copy megabytes.
+    const outbox = memoryStorage();
+    const read = outbox.files.read.bind(outbox.files);
+    let reads = 0;
+    outbox.files.read = (path: string) => {
+      reads++;
+      return read(path);
+    };
+    let go!: () => void;
+    const started = new Promise<void>((r) => (go = r));
+    const sent: Uint8Array[] = [];
+    const transport = async (batch: LiveBatch) => {
+      await started;
+      sent.push(batch.bytes);
+    };
+    const live = createLiveStream({
+      transport,
+      outbox,
+      name: "held",
+      maxBatchPoints: 100,
+      maxBufferedBatches: 2,
+    });
+    streams.push(live);
+    await produce(live, 6, 1, 100);
+    await until("6 stored batches", () => live.status().batchesInOutbox === 6);
+    go();
+    await live.flush();
+    expect(sent).toHaveLength(6);
+    expect(reads).toBe(0);
+    const counts = await countPoints(sent, 1, 600);
+    expect([...counts[0]!].every((n) => n === 1)).toBe(true);
+  });
+
   it("a new stream on the same outbox and name resends what was left, oldest first; the files are Avro streams Apache Avro reads", async () => {
     const root = await tempRoot("resume");
     const first = switchable();

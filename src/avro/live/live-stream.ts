@@ -199,7 +199,10 @@ export class LiveStream extends EventTarget {
         backoffMs,
         maxBackoffMs,
         lockPollMs: Math.min(1000, leaseMs / 4),
-        maxCachedBatches: maxBufferedBatches,
+        // A memory outbox holds the very bytes of each batch: the sender's reference to them costs no memory,
+        // while reading one back copies it (fresh megabytes, whose external memory sets off full collections).
+        maxCachedBatches:
+          storage.descriptor.kind === "memory" ? Number.POSITIVE_INFINITY : maxBufferedBatches,
         maxInFlight,
       },
       {
