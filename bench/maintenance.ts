@@ -261,6 +261,7 @@ async function benchVariants(): Promise<void> {
     growth05: "checkpoints at half a checkpoint's worth of entries (before)",
     atob: "payloads decoded with atob (before)",
     onthread: "checkpoints put from the appender's thread (before)",
+    before: "all three of the above (the browser catalog before them)",
   };
   const base = median(t.v_base_wall!);
   printTable(

@@ -168,8 +168,9 @@ async function backgroundCosts(storage: ava.Storage, name: string): Promise<Reco
  * put (its serialization stays), `cleanup` skips the flush's catalog cleanup, `flush` never flushes (the
  * checkpoints then carry every payload), `growth05` checkpoints as often as before this session (entries
  * of half a checkpoint's size), `atob` decodes payloads without the engine's Uint8Array.fromBase64,
- * `onthread` puts checkpoints from the appender's thread instead of the helper Worker (both as before). Also how long the Worker's thread was blocked (timer lateness
- * over 4 ms: CPU — encodes, serialization, GC — as against waiting on IndexedDB).
+ * `onthread` puts checkpoints from the appender's thread instead of the helper Worker, `before` all
+ * three (the browser catalog as it was before them). Also how long the Worker's thread was blocked (timer
+ * lateness over 4 ms: CPU — encodes, serialization, GC — as against waiting on IndexedDB).
  */
 async function variants(rounds: number, only: readonly string[]): Promise<Record<string, number[]>> {
   const out: Record<string, number[]> = {};
@@ -187,10 +188,11 @@ async function variants(rounds: number, only: readonly string[]): Promise<Record
     for (const variant of only) {
       if (variant === "put") log.writeCheckpoint = async () => {};
       if (variant === "cleanup") catalog.cleanup = async () => [];
-      if (variant === "growth05") browserCheckpoints.growth = 0.5;
-      if (variant === "onthread")
+      const before = variant === "before"; // all three of this session's changes off
+      if (before || variant === "growth05") browserCheckpoints.growth = 0.5;
+      if (before || variant === "onthread")
         Object.defineProperty(checkpointWriter(), "available", { value: false, configurable: true });
-      if (variant === "atob")
+      if (before || variant === "atob")
         Object.defineProperty(Uint8Array, "fromBase64", { value: undefined, configurable: true });
       const blocked = blockedTime();
       try {
