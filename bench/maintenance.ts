@@ -258,6 +258,10 @@ async function benchVariants(): Promise<void> {
     put: "no checkpoint put (serialization stays)",
     cleanup: "no catalog cleanup after a flush",
     flush: "no background flush (checkpoints carry every payload)",
+    growth05: "checkpoints at half a checkpoint's worth of entries (before)",
+    atob: "payloads decoded with atob (before)",
+    onthread: "checkpoints put from the appender's thread (before)",
+    before: "all three of the above (the browser catalog before them)",
   };
   const base = median(t.v_base_wall!);
   printTable(
@@ -412,6 +416,16 @@ async function benchCommits(): Promise<void> {
       case: "a flush's encode alone (IPC splice + parquet-wasm + stats)",
       median_ms: median(cost("flush_encode")),
       note: `max ${Math.max(...cost("flush_encode")).toFixed(1)} ms`,
+    },
+    {
+      case: "  of which the payloads' base64 decode, CRC and IPC splice",
+      median_ms: median(cost("flush_decode")),
+      note: `max ${Math.max(...cost("flush_decode")).toFixed(1)} ms`,
+    },
+    {
+      case: "  of which parquet-wasm's encode of the spliced stream",
+      median_ms: median(cost("flush_wasm")),
+      note: `max ${Math.max(...cost("flush_wasm")).toFixed(1)} ms`,
     },
     {
       case: "a flush of 100 inlined appends (1,000 rows): encode, OPFS write, commit",

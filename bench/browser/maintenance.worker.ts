@@ -6,6 +6,8 @@
 // a flush cost measured alone. With `variants`, only the sequential inlined case, in rounds with one kind
 // of background work switched off at a time (see `variants`).
 import * as ava from "../../src/index.js";
+import { browserCheckpoints } from "../../src/storage/browser/browser-storage.js";
+import { checkpointWriter } from "../../src/storage/browser/checkpoint-put-worker.js";
 import { IndexedDbLog, openCatalogDB } from "../../src/storage/browser/indexeddb-log.js";
 import { OpfsFileStore } from "../../src/storage/browser/opfs-file-store.js";
 import { serializeState } from "../../src/storage/catalog/checkpoint.js";
@@ -13,7 +15,10 @@ import { LogCatalog } from "../../src/storage/catalog/log-catalog.js";
 import { schemaFromJson } from "../../src/schema/arrow-json.js";
 import { storedSchema } from "../../src/schema/provenance.js";
 import { compactTable } from "../../src/table/compact.js";
+import { encodeParquetFromIpc } from "../../src/parquet/parquet.js";
+import { inlineBytes } from "../../src/table/inline-data.js";
 import { flushInlinedRun } from "../../src/table/inline-flush-run.js";
+import { spliceStreams } from "../../src/table/inline-splice.js";
 import { makeBatch, schema } from "../data.js";
 import { countCalls } from "../lib.js";
 
@@ -108,6 +113,8 @@ async function backgroundCosts(storage: ava.Storage, name: string): Promise<Reco
     ckpt_bytes: [],
     flush: [],
     flush_encode: [],
+    flush_decode: [],
+    flush_wasm: [],
   };
   const db = await openCatalogDB(name);
   for (let i = 0; i < 5; i++) {
@@ -137,6 +144,17 @@ async function backgroundCosts(storage: ava.Storage, name: string): Promise<Reco
     let t = performance.now();
     await flushInlinedRun(entry, stored, run);
     costs.flush_encode!.push(performance.now() - t);
+    // Its two parts: the payloads' base64 decode + CRC + splice, and parquet-wasm's encode of the stream.
+    t = performance.now();
+    const ipc = spliceStreams(
+      run.map((f) => ({ bytes: inlineBytes(f), rows: f.rowCount })),
+      stored,
+      () => true,
+    )!;
+    costs.flush_decode!.push(performance.now() - t);
+    t = performance.now();
+    await encodeParquetFromIpc(ipc, stored);
+    costs.flush_wasm!.push(performance.now() - t);
     t = performance.now();
     await compactTable(flushing.storage, "bench", "points", { flush: true });
     costs.flush!.push(performance.now() - t);
@@ -148,8 +166,11 @@ async function backgroundCosts(storage: ava.Storage, name: string): Promise<Reco
  * Where a sequential appender's wall time goes, by switching one kind of background work off at a time
  * (interleaved rounds, so load drifts hit every variant alike): `put` skips each checkpoint's IndexedDB
  * put (its serialization stays), `cleanup` skips the flush's catalog cleanup, `flush` never flushes (the
- * checkpoints then carry every payload). Also how long the Worker's thread was blocked (timer lateness
- * over 4 ms: CPU — encodes, serialization, GC — as against waiting on IndexedDB).
+ * checkpoints then carry every payload), `growth05` checkpoints as often as before this session (entries
+ * of half a checkpoint's size), `atob` decodes payloads without the engine's Uint8Array.fromBase64,
+ * `onthread` puts checkpoints from the appender's thread instead of the helper Worker, `before` all
+ * three (the browser catalog as it was before them). Also how long the Worker's thread was blocked (timer
+ * lateness over 4 ms: CPU — encodes, serialization, GC — as against waiting on IndexedDB).
  */
 async function variants(rounds: number, only: readonly string[]): Promise<Record<string, number[]>> {
   const out: Record<string, number[]> = {};
@@ -161,10 +182,18 @@ async function variants(rounds: number, only: readonly string[]): Promise<Record
   const catalog = LogCatalog.prototype;
   const { writeCheckpoint } = log;
   const { cleanup } = catalog;
+  const { growth } = browserCheckpoints;
+  const { fromBase64 } = Uint8Array as { fromBase64?: unknown };
   for (let r = 0; r < rounds; r++) {
     for (const variant of only) {
       if (variant === "put") log.writeCheckpoint = async () => {};
       if (variant === "cleanup") catalog.cleanup = async () => [];
+      const before = variant === "before"; // all three of this session's changes off
+      if (before || variant === "growth05") browserCheckpoints.growth = 0.5;
+      if (before || variant === "onthread")
+        Object.defineProperty(checkpointWriter(), "available", { value: false, configurable: true });
+      if (before || variant === "atob")
+        Object.defineProperty(Uint8Array, "fromBase64", { value: undefined, configurable: true });
       const blocked = blockedTime();
       try {
         const run = await commits(variant === "flush" ? { flush: false } : true, 1, false);
@@ -178,6 +207,13 @@ async function variants(rounds: number, only: readonly string[]): Promise<Record
       } finally {
         log.writeCheckpoint = writeCheckpoint;
         catalog.cleanup = cleanup;
+        browserCheckpoints.growth = growth;
+        delete (checkpointWriter() as { available?: boolean }).available; // the class's getter again
+        Object.defineProperty(Uint8Array, "fromBase64", {
+          value: fromBase64,
+          configurable: true,
+          writable: true,
+        });
       }
     }
   }

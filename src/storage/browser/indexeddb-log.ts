@@ -4,6 +4,7 @@
 import { type DBSchema, type IDBPDatabase, openDB } from "idb";
 import { toAvaError } from "../../errors.js";
 import { type CatalogLog, logGap, type StagedEntry } from "../catalog/log-catalog.js";
+import { checkpointWriter } from "./checkpoint-put-worker.js";
 
 export interface CatalogDB extends DBSchema {
   /** version -> the ops of that commit, as JSON */
@@ -134,7 +135,15 @@ export class IndexedDbLog implements CatalogLog {
 
   async writeCheckpoint(version: number, state: Uint8Array): Promise<void> {
     try {
-      await (await this.#db()).put("checkpoints", state, version);
+      const db = await this.#db(); // opened (and upgraded) here first: the helper Worker only opens it
+      const writer = checkpointWriter();
+      const off =
+        writer.available &&
+        (await writer.put(db.name, "checkpoints", version, state).then(
+          () => true,
+          () => false, // it could not: this thread puts it (the same bytes under the same key)
+        ));
+      if (!off) await db.put("checkpoints", state, version);
     } catch (err) {
       throw toAvaError(err, `writing catalog checkpoint ${version}`);
     }
