@@ -25,6 +25,9 @@ const latencies: number[] = [];
 /** Each commit's [start, end] in µs of the monotonic clock that V8's profiler stamps its samples with. */
 const windows: [number, number][] = [];
 const t0 = performance.now();
+// CPU time of the process (all threads: the thread pool's syscalls too), which load on a shared machine
+// inflates far less than wall time: the number to compare between runs there.
+const cpu0 = process.cpuUsage();
 for (let i = 0; i < COMMITS; i++) {
   const t = performance.now();
   const h = process.hrtime.bigint();
@@ -33,8 +36,10 @@ for (let i = 0; i < COMMITS; i++) {
   latencies.push(performance.now() - t);
 }
 const wall = performance.now() - t0;
+const cpu = process.cpuUsage(cpu0);
 console.log(
-  `${COMMITS} commits, fsync ${FSYNC ? "on" : "off"}: median ${median(latencies).toFixed(3)} ms, ` +
+  `${COMMITS} commits, fsync ${FSYNC ? "on" : "off"}: CPU ${Math.round(cpu.user / COMMITS)} µs user + ` +
+    `${Math.round(cpu.system / COMMITS)} µs system per commit; median ${median(latencies).toFixed(3)} ms, ` +
     `${Math.round((COMMITS / wall) * 1000)} commits/s by wall time; ${latencyProfile(latencies, wall)}`,
 );
 await ns.points.inlineFlush.idle();

@@ -2,6 +2,7 @@
 // written, and which run, rerun, workflow and node wrote it. Outside a run only `_ava_updated_at` is set.
 import * as A from "apache-arrow";
 import { allNull, repeatedUtf8 } from "../util/arrow-columns.js";
+import { batchOf, tableOf } from "../util/arrow-batch.js";
 import { ColumnMemory } from "../util/column-memory.js";
 import { AVA_TYPE, fieldMeta } from "./metadata.js";
 
@@ -117,13 +118,9 @@ export function withProvenance(
   updatedAt: bigint,
   memory = new ColumnMemory(),
 ): A.Table {
-  const struct = new A.Struct(stored.fields);
   const batches = rows.batches.map((batch) => {
     const children = [...batch.data.children, ...provenanceData(run, updatedAt, batch.numRows, memory)];
-    return new A.RecordBatch(
-      stored,
-      A.makeData({ type: struct, length: batch.numRows, nullCount: 0, children }),
-    );
+    return batchOf(stored, children, batch.numRows);
   });
-  return new A.Table(stored, batches);
+  return tableOf(stored, batches);
 }

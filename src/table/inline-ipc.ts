@@ -134,7 +134,8 @@ function directStream(table: A.Table): Uint8Array | undefined {
   out.set(batchMessage, at);
   at += batchMessage.length;
   for (const b of assembled.buffers) {
-    out.set(new Uint8Array(b.buffer, b.byteOffset, b.byteLength), at);
+    // A byte view of the buffer (set() between typed arrays of other kinds converts element by element).
+    out.set(b instanceof Uint8Array ? b : new Uint8Array(b.buffer, b.byteOffset, b.byteLength), at);
     at += (b.byteLength + 7) & ~7; // the padding stays zero
   }
   out.set(EOS, at);

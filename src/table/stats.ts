@@ -230,11 +230,24 @@ function isScalar(type: A.DataType): boolean {
   );
 }
 
+/** A schema's columns that get stats, found once per schema object (appends share their table's). */
+const statColumns = new WeakMap<A.Schema, readonly (readonly [A.Field, number])[]>();
+
+function statColumnsOf(schema: A.Schema): readonly (readonly [A.Field, number])[] {
+  let columns = statColumns.get(schema);
+  if (!columns) {
+    columns = schema.fields
+      .map((field, index) => [field, index] as const)
+      .filter(([field]) => isScalar(field.type) && field.metadata.get(AVA_TYPE) !== "json");
+    statColumns.set(schema, columns);
+  }
+  return columns;
+}
+
 /** Stats of every scalar column (nested and JSON columns are never pruned on). */
 export function columnStats(table: A.Table): Record<string, ColumnStats> {
   const out: Record<string, ColumnStats> = {};
-  table.schema.fields.forEach((field, index) => {
-    if (!isScalar(field.type) || field.metadata.get(AVA_TYPE) === "json") return;
+  for (const [field, index] of statColumnsOf(table.schema)) {
     let bounds: Bounds;
     let nullCount = 0;
     for (const batch of table.batches) {
@@ -250,7 +263,7 @@ export function columnStats(table: A.Table): Record<string, ColumnStats> {
       if (!(typeof max === "string" && max.length > MAX_STRING_STAT)) stats.max = toStat(max);
     }
     out[field.name] = stats;
-  });
+  }
   return out;
 }
 

@@ -397,16 +397,44 @@ function evolveSchema(table: TableState, op: Extract<CatalogOp, { op: "evolveSch
   return { ...table, schema: op.version.fields, schemas: [...versions, op.version] };
 }
 
+/**
+ * The records of a state that applyOps may write, each copied on its first write: an append copies the
+ * tables only, not the namespaces, stream positions and cursors it leaves alone (a copy of each per
+ * commit grew with every consumer and cursor the catalog holds).
+ */
+class Writable<T> {
+  #record: Readonly<Record<string, T>>;
+  #copied = false;
+
+  constructor(record: Readonly<Record<string, T>>) {
+    this.#record = record;
+  }
+
+  /** For reading: the state's record, or this call's copy once written. */
+  get read(): Readonly<Record<string, T>> {
+    return this.#record;
+  }
+
+  /** For writing: this call's own copy. */
+  get write(): Record<string, T> {
+    if (!this.#copied) {
+      this.#record = { ...this.#record };
+      this.#copied = true;
+    }
+    return this.#record as Record<string, T>;
+  }
+}
+
 export function applyOps(
   state: CatalogState,
   ops: readonly CatalogOp[],
 ): { state: CatalogState; snapshots: Snapshot[] } {
-  const namespaces = { ...state.namespaces };
-  const tables = { ...state.tables };
+  const namespaceRecord = new Writable(state.namespaces);
+  const tableRecord = new Writable(state.tables);
+  const streamRecord = new Writable(state.streams);
+  const cursorRecord = new Writable(state.cursors);
   const snapshots: Snapshot[] = [];
   let runs = state.runs;
-  const streams = { ...state.streams };
-  const cursors = { ...state.cursors };
   let schedules = state.schedules;
   let outboxes = state.outboxes;
   let maintenance = state.maintenance;
@@ -437,21 +465,22 @@ export function applyOps(
       continue;
     }
     if (op.op === "streamProgress") {
-      applyStreamProgress(streams, op);
+      applyStreamProgress(streamRecord.write, op);
       continue;
     }
     if (op.op === "streamAdmin") {
-      applyStreamAdmin(streams, tables[tableKey(op.namespace, op.table)], op);
+      applyStreamAdmin(streamRecord.write, tableRecord.read[tableKey(op.namespace, op.table)], op);
       continue;
     }
     if (op.op === "setCursor") {
       const id = streamKey(op.namespace, op.table, op.key);
-      if ((cursors[id] ?? null) !== op.expected)
+      const value = cursorRecord.read[id] ?? null;
+      if (value !== op.expected)
         throw new AvaError(
           "COMMIT_CONFLICT",
-          `cursor ${op.key} of ${op.namespace}.${op.table} moved from ${JSON.stringify(op.expected)} to ${JSON.stringify(cursors[id] ?? null)} meanwhile`,
+          `cursor ${op.key} of ${op.namespace}.${op.table} moved from ${JSON.stringify(op.expected)} to ${JSON.stringify(value)} meanwhile`,
         );
-      cursors[id] = op.value;
+      cursorRecord.write[id] = op.value;
       continue;
     }
     if (op.op === "recordRun") {
@@ -461,29 +490,35 @@ export function applyOps(
       continue;
     }
     if (op.op === "createNamespace") {
-      namespaces[op.namespace] ??= { name: op.namespace, createdMs: op.timestampMs };
+      if (!namespaceRecord.read[op.namespace])
+        namespaceRecord.write[op.namespace] = { name: op.namespace, createdMs: op.timestampMs };
       continue;
     }
     if (op.op === "dropNamespace") {
-      if (!namespaces[op.namespace])
+      if (!namespaceRecord.read[op.namespace])
         throw new AvaError("NOT_FOUND", `namespace ${op.namespace} does not exist`);
-      const left = Object.values(tables).filter((t) => t.namespace === op.namespace);
+      const left = Object.values(tableRecord.read).filter((t) => t.namespace === op.namespace);
       if (left.length > 0)
         throw new AvaError(
           "INVALID_ARGUMENT",
           `namespace ${op.namespace} still has tables (${left.map((t) => t.name).join(", ")}); drop them in the same commit`,
         );
-      delete namespaces[op.namespace];
+      delete namespaceRecord.write[op.namespace];
       continue;
     }
     const key = tableKey(op.namespace, op.table);
-    const existing = tables[key];
+    const existing = tableRecord.read[key];
     if (op.op === "createTable") {
-      if (!namespaces[op.namespace])
+      if (!namespaceRecord.read[op.namespace])
         throw new AvaError("NOT_FOUND", `namespace ${op.namespace} does not exist`);
       if (!existing) {
         const { op: _, table, timestampMs, ...rest } = op;
-        tables[key] = { ...rest, name: table, createdMs: timestampMs, history: TableHistory.empty() };
+        tableRecord.write[key] = {
+          ...rest,
+          name: table,
+          createdMs: timestampMs,
+          history: TableHistory.empty(),
+        };
       } else if (
         JSON.stringify(existing.schema) !== JSON.stringify(op.schema) ||
         existing.rowLineage !== op.rowLineage
@@ -498,23 +533,25 @@ export function applyOps(
     if (!existing)
       throw new AvaError("NOT_FOUND", `table ${key} does not exist; call push() on its namespace first`);
     if (op.op === "dropTable") {
-      delete tables[key];
+      delete tableRecord.write[key];
       // Consumers' progress and cursors kept with the table go with it: a table pushed again starts anew.
       const prefix = `${key}#`;
-      for (const id of Object.keys(streams)) if (id.startsWith(prefix)) delete streams[id];
-      for (const id of Object.keys(cursors)) if (id.startsWith(prefix)) delete cursors[id];
+      for (const id of Object.keys(streamRecord.read))
+        if (id.startsWith(prefix)) delete streamRecord.write[id];
+      for (const id of Object.keys(cursorRecord.read))
+        if (id.startsWith(prefix)) delete cursorRecord.write[id];
       continue;
     }
     if (op.op === "evolveSchema") {
-      tables[key] = evolveSchema(existing, op);
+      tableRecord.write[key] = evolveSchema(existing, op);
       continue;
     }
     if (op.op === "expireSnapshots") {
-      tables[key] = applyExpire(existing, streams, cursors, op);
+      tableRecord.write[key] = applyExpire(existing, streamRecord.write, cursorRecord.read, op);
       continue;
     }
     if (op.op === "forgetFiles") {
-      tables[key] = applyForget(existing, op);
+      tableRecord.write[key] = applyForget(existing, op);
       continue;
     }
     const current = existing.history.current?.id ?? null;
@@ -534,16 +571,16 @@ export function applyOps(
         );
     }
     const applied = applySnapshot(existing, op.snapshot);
-    tables[key] = applied.table;
+    tableRecord.write[key] = applied.table;
     snapshots.push(applied.snapshot);
   }
   const next: CatalogState = {
     version: state.version + 1,
-    namespaces,
-    tables,
+    namespaces: namespaceRecord.read,
+    tables: tableRecord.read,
     runs,
-    streams,
-    cursors,
+    streams: streamRecord.read,
+    cursors: cursorRecord.read,
     outboxes,
   };
   if (schedules) next.schedules = schedules;
