@@ -7,7 +7,6 @@ import { castData } from "./cast.js";
 import { fieldCodec, ValueIssue } from "./codec.js";
 import { jsonValueProblem } from "../util/json-value.js";
 import { AVA_TYPE } from "./metadata.js";
-import { batchOf, tableOf } from "../util/arrow-batch.js";
 import { isProvenanceColumn } from "./provenance.js";
 
 export interface CoerceTarget {
@@ -69,9 +68,15 @@ function coerceArrow(batches: readonly A.RecordBatch[], target: CoerceTarget): A
       return cast;
     });
     rowBase += batch.numRows;
-    return batchOf(target.schema, children, batch.numRows);
+    const struct = A.makeData({
+      type: new A.Struct(target.schema.fields),
+      length: batch.numRows,
+      nullCount: 0,
+      children,
+    });
+    return new A.RecordBatch(target.schema, struct);
   });
-  return tableOf(target.schema, out);
+  return new A.Table(target.schema, out);
 }
 
 function coerceObjects(rows: readonly unknown[], target: CoerceTarget): A.Table {
@@ -122,5 +127,6 @@ function coerceObjects(rows: readonly unknown[], target: CoerceTarget): A.Table 
     });
   });
   const children = builders.map((b) => b.finish().flush());
-  return tableOf(target.schema, [batchOf(target.schema, children, rows.length)]);
+  const struct = A.makeData({ type: new A.Struct(fields), length: rows.length, nullCount: 0, children });
+  return new A.Table(target.schema, [new A.RecordBatch(target.schema, struct)]);
 }

@@ -2,7 +2,6 @@
 // written, and which run, rerun, workflow and node wrote it. Outside a run only `_ava_updated_at` is set.
 import * as A from "apache-arrow";
 import { allNull, repeatedUtf8 } from "../util/arrow-columns.js";
-import { batchOf, tableOf } from "../util/arrow-batch.js";
 import { ColumnMemory } from "../util/column-memory.js";
 import { AVA_TYPE, fieldMeta } from "./metadata.js";
 
@@ -118,9 +117,13 @@ export function withProvenance(
   updatedAt: bigint,
   memory = new ColumnMemory(),
 ): A.Table {
+  const struct = new A.Struct(stored.fields);
   const batches = rows.batches.map((batch) => {
     const children = [...batch.data.children, ...provenanceData(run, updatedAt, batch.numRows, memory)];
-    return batchOf(stored, children, batch.numRows);
+    return new A.RecordBatch(
+      stored,
+      A.makeData({ type: struct, length: batch.numRows, nullCount: 0, children }),
+    );
   });
-  return tableOf(stored, batches);
+  return new A.Table(stored, batches);
 }
