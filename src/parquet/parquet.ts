@@ -5,6 +5,7 @@ import * as A from "apache-arrow";
 import { AvaError } from "../errors.js";
 import { BufferPool } from "../util/buffer-pool.js";
 import { concatBytes, ScratchBytes } from "../util/bytes.js";
+import { tableToIpcStream } from "../util/ipc-stream.js";
 import { isFlatWritable, writeFlatParquet } from "./flat-writer.js";
 
 type ParquetWasm = typeof import("parquet-wasm");
@@ -72,6 +73,13 @@ export async function encodeParquetToWrite(
  * 1.2 GB one, and wasm memory growth re-copied it).
  */
 const SLICE_ROWS = 65_536;
+/**
+ * Rows up to which a table goes into parquet-wasm as the stream tableToIpcStream lays out, its messages
+ * encoded once per schema and shape: for a small append, apache-arrow's writer spent more on encoding
+ * the schema message (each field's metadata too: a table with Iceberg metadata carries Parquet field ids)
+ * than on the rows.
+ */
+const SMALL_ROWS = 4096;
 const CREATED_BY = "avalanche-web";
 
 export async function encodeParquet(
@@ -81,6 +89,8 @@ export async function encodeParquet(
   checkParquetCompression(compression, "encodeParquet");
   if (compression === "uncompressed" && isFlatWritable(table)) return writeFlatParquet(table, CREATED_BY);
   const { pq, props } = await wasmWriter(table.schema, compression);
+  if (table.numRows <= SMALL_ROWS)
+    return pq.writeParquet(pq.Table.fromIPCStream(tableToIpcStream(table)), props);
   if (table.numRows <= SLICE_ROWS) return pq.writeParquet(toWasm(pq, await ipcChunks(table)), props);
   let at = 0;
   const batches = new ReadableStream({

@@ -11,7 +11,7 @@ import { AvaError } from "../errors.js";
 import { decodeParquet, encodeParquet } from "../parquet/parquet.js";
 import type { DataFile } from "../storage/catalog/model.js";
 import type { FileStore } from "../storage/types.js";
-import { tableToIpcStream } from "./inline-ipc.js";
+import { tableToIpcStream } from "../util/ipc-stream.js";
 import { FLUSH_DEFAULTS, type FlushOptions } from "./inline-flush.js";
 
 /** Inlined files get paths of their own kind: nothing is ever written, listed or deleted under them. */

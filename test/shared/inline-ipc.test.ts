@@ -4,7 +4,7 @@
 import * as A from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { inlinePayload, inlineTable } from "../../src/table/inline-data.js";
-import { tableToIpcStream } from "../../src/table/inline-ipc.js";
+import { tableToIpcStream } from "../../src/util/ipc-stream.js";
 import { expectAvaError } from "./fixtures.js";
 
 const point = new A.Struct([

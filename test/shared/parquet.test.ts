@@ -87,3 +87,52 @@ it("round-trips a table larger than one encoder slice, with nulls and batches cu
   expect(Array.from(back.getChild("id")!.toArray() as Int32Array)).toEqual(Array.from(ids));
   expect(back.getChild("name")!.toArray()).toEqual(names);
 });
+
+it("writes a small table from its cached IPC stream into the same file apache-arrow's stream makes", async () => {
+  // Field metadata (Parquet field ids, as Iceberg tables carry) and a nested column: the cached schema
+  // message must carry them as apache-arrow's writer does. Twice: the second encode hits the caches.
+  const item = new A.Field("item", new A.Int32(), true, new Map([["PARQUET:field_id", "3"]]));
+  const schema = new A.Schema([
+    new A.Field("s", new A.Utf8(), true, new Map([["PARQUET:field_id", "1"]])),
+    new A.Field("l", new A.List(item), true, new Map([["PARQUET:field_id", "2"]])),
+  ]);
+  const table = (n: number) =>
+    new A.Table(schema, [
+      new A.RecordBatch(
+        schema,
+        A.makeData({
+          type: new A.Struct(schema.fields),
+          length: n,
+          nullCount: 0,
+          children: [
+            A.vectorFromArray(
+              Array.from({ length: n }, (_, i) => (i % 3 ? `s${i}` : null)),
+              new A.Utf8(),
+            ).data[0]!,
+            A.vectorFromArray(
+              Array.from({ length: n }, (_, i) => (i % 4 ? [i, -i] : null)),
+              new A.List(item),
+            ).data[0]!,
+          ],
+        }),
+      ),
+    ]);
+  const pq = await (await import("../../src/parquet/parquet.js")).loadParquetWasm();
+  for (const n of [10, 10, 4096, 4097]) {
+    const t = table(n);
+    const ours = await encodeParquet(t, { compression: "snappy" });
+    const reference = pq.writeParquet(
+      pq.Table.fromIPCStream(A.tableToIPC(t, "stream")),
+      new pq.WriterPropertiesBuilder()
+        .setCompression(pq.Compression.SNAPPY)
+        .setCreatedBy("avalanche-web")
+        .setDictionaryEnabled(false)
+        .setColumnDictionaryEnabled("s", true)
+        .build(),
+    );
+    expect(ours).toEqual(reference);
+    const back = await decodeParquet(ours);
+    expect(back.getChild("s")!.toArray()).toEqual(t.getChild("s")!.toArray());
+    expect(back.schema.fields.map((f) => f.metadata.get("PARQUET:field_id"))).toEqual(["1", "2"]);
+  }
+});

@@ -1,12 +1,14 @@
-// The inline payload's Arrow IPC stream, written with its two flatbuffer messages cached. apache-arrow's
-// writer builds and flatbuffer-encodes a schema message and a record batch message for every stream: most
-// of encoding a 10-row append. A table's schema is one object for its declaration's life, so its message
-// is kept per schema (weakly). A record batch message holds only numbers — the row count, each column's
-// length and null count, each buffer's offset and length, the body's length — so appends of the same
-// shape (telemetry's usual case) share one, kept under those numbers. The bytes are exactly
-// tableToIPC(table, "stream")'s: the payload format is unchanged.
+// A table's Arrow IPC stream, written with its two flatbuffer messages cached: an inlined append's payload
+// (table/inline-data.ts) and the stream a small data file goes through on its way into parquet-wasm
+// (parquet/parquet.ts). apache-arrow's writer builds and flatbuffer-encodes a schema message and a record
+// batch message for every stream: most of encoding a 10-row append, and more for a schema whose fields carry
+// metadata (the Parquet field ids of a table with Iceberg metadata). A table's schema is one object for its
+// declaration's life, so its message is kept per schema (weakly). A record batch message holds only numbers
+// — the row count, each column's length and null count, each buffer's offset and length, the body's length
+// — so appends of the same shape (telemetry's usual case) share one, kept under those numbers. The bytes
+// are exactly tableToIPC(table, "stream")'s.
 import * as A from "apache-arrow";
-import { concatBytes } from "../util/bytes.js";
+import { concatBytes } from "./bytes.js";
 
 type ViewInput = Parameters<typeof A.util.toUint8Array>[0];
 type Assembled = ReturnType<A.RecordBatchStreamWriter["_assembleRecordBatch"]>;
