@@ -5,10 +5,10 @@
 // 1.15–1.44× faster, with less thread-blocked time; from this Worker, 1.12× (see the bench's variants).
 // A checkpoint only speeds up opening (the log is the truth), so where it is written from changes no
 // guarantee: the put is one readwrite transaction of its own, whole or absent, as before.
-// The Worker is started from a Blob URL holding its few lines of source, so it ships with the library and
-// works after any bundler without configuration. Where it cannot start (a Content-Security-Policy without
-// `worker-src blob:`), dies, or cannot open the database, the caller puts the checkpoint itself.
-import { AvaError } from "../../errors.js";
+// The Worker is started from a Blob URL (blob-worker.ts), so it needs no bundler setup. Where it cannot
+// start (a Content-Security-Policy without `worker-src blob:`), dies, or cannot open the database, the
+// caller puts the checkpoint itself.
+import { BlobWorker, type WorkerReply } from "./blob-worker.js";
 
 /**
  * The Worker's whole source. It opens each database by name at its current version (never creating or
@@ -50,106 +50,24 @@ onmessage = async ({ data: { id, db, store, key, bytes } }) => {
   }
 };`;
 
-interface Reply {
-  id: number;
-  error?: { name: string; message: string };
-}
-
-export class CheckpointPutWorker {
-  #worker: Worker | undefined;
-  /** This Worker answered once: it runs (an error before that means it could not load). */
-  #answered = false;
-  /** Set once the Worker could not start: every later put takes the caller's own way. */
-  #unavailable = false;
-  #next = 0;
+export class CheckpointPutWorker extends BlobWorker<WorkerReply, void> {
   /** Checkpoints this Worker wrote (what tests look at to know which way a put took). */
   written = 0;
-  readonly #pending = new Map<number, { resolve: () => void; reject: (e: unknown) => void }>();
 
-  /** Puts sent to the Worker and not answered yet. */
-  get pending(): number {
-    return this.#pending.size;
+  constructor() {
+    super(SOURCE, "avalanche-checkpoint-writer", "the checkpoint writer");
   }
 
-  /** Whether a Worker can take puts here (Worker and Blob URLs exist, and it has not failed to start). */
-  get available(): boolean {
-    return (
-      !this.#unavailable &&
-      typeof Worker === "function" &&
-      typeof URL.createObjectURL === "function" &&
-      typeof Blob === "function"
-    );
-  }
-
-  #start(): Worker {
-    if (this.#worker) return this.#worker;
-    const url = URL.createObjectURL(new Blob([SOURCE], { type: "text/javascript" }));
-    let worker: Worker;
-    try {
-      worker = new Worker(url, { name: "avalanche-checkpoint-writer" });
-    } catch (err) {
-      this.#unavailable = true;
-      throw err;
-    } finally {
-      URL.revokeObjectURL(url);
-    }
-    this.#answered = false; // a Worker started after one died can still fail to load
-    worker.onmessage = ({ data }: MessageEvent<Reply>) => {
-      this.#answered = true;
-      const waiter = this.#pending.get(data.id);
-      if (!waiter) return;
-      this.#pending.delete(data.id);
-      if (data.error) {
-        const err = new Error(data.error.message);
-        err.name = data.error.name;
-        waiter.reject(err);
-      } else {
-        this.written++;
-        waiter.resolve();
-      }
-    };
-    // A Worker that fails to load (a CSP refusing blob: Workers) or dies fails what it holds: the caller
-    // puts those itself, and later puts start a new Worker (or, failing to load, stay on the caller).
-    worker.onerror = (event) => {
-      event.preventDefault();
-      if (!this.#answered) this.#unavailable = true;
-      this.#fail(
-        new AvaError(
-          "IO_ERROR",
-          `the checkpoint writer Worker failed: ${event.message || "it did not start"}`,
-        ),
-      );
-    };
-    this.#worker = worker;
-    return worker;
-  }
-
-  #fail(err: unknown): void {
-    this.#worker?.terminate();
-    this.#worker = undefined;
-    const waiters = [...this.#pending.values()];
-    this.#pending.clear();
-    for (const w of waiters) w.reject(err);
+  protected resultOf(): void {
+    this.written++;
   }
 
   /**
    * Puts `bytes` under `key` in `store` of the IndexedDB database `db` (which must exist), resolved once
-   * its transaction completed. The bytes are copied: the caller keeps its own. A Worker that cannot be
-   * constructed rejects it (as one that fails to load does).
+   * its transaction completed. Rejected when the Worker cannot do it: the caller then puts it itself.
    */
-  async put(db: string, store: string, key: IDBValidKey, bytes: Uint8Array): Promise<void> {
-    const worker = this.#start();
-    const id = this.#next++;
-    const copy = bytes.slice();
-    return new Promise<void>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      worker.postMessage({ id, db, store, key, bytes: copy.buffer }, [copy.buffer]);
-    });
-  }
-
-  /** Ends the Worker; puts it held fail (tests use this to kill a put midway). */
-  terminate(): void {
-    this.#fail(new AvaError("IO_ERROR", "the checkpoint writer Worker was terminated"));
+  put(db: string, store: string, key: IDBValidKey, bytes: Uint8Array): Promise<void> {
+    return this.request({ db, store, key }, bytes);
   }
 }
 

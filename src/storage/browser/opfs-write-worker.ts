@@ -3,10 +3,10 @@
 // it into place on close, fed by the page's own tasks. For a live stream's 4 MB batches in a Chromium profile
 // on disk, a sync access handle in a Worker took about half as long (a loaded machine; off the record, where
 // OPFS is memory behind messages to the browser process, it gained nothing).
-// The Worker is started from a Blob URL holding its few lines of source, so it ships with the library and
-// works after any bundler without configuration. Where it cannot start (a Content-Security-Policy without
-// `worker-src blob:`), or dies, the caller falls back to createWritable.
-import { AvaError } from "../../errors.js";
+// The Worker is started from a Blob URL (blob-worker.ts), so it needs no bundler setup. Where it cannot
+// start (a Content-Security-Policy without `worker-src blob:`), or dies, the caller falls back to
+// createWritable.
+import { BlobWorker, type WorkerReply } from "./blob-worker.js";
 
 /** The Worker's whole source; each request has a file of its own. It answers `{ id }`, `{ id, exists }` or `{ id, error }`. */
 const SOURCE = `"use strict";
@@ -26,10 +26,8 @@ onmessage = async ({ data: { id, handle, bytes } }) => {
   }
 };`;
 
-interface Reply {
-  id: number;
+interface Reply extends WorkerReply {
   exists?: boolean;
-  error?: { name: string; message: string };
 }
 
 /** What became of a write the Worker was asked for. */
@@ -38,96 +36,27 @@ export type WorkerWrite = "written" | "exists";
 /** Files at least this big go through the Worker: below, a message round trip costs more than it saves. */
 export const WORKER_WRITE_MIN_BYTES = 64 * 1024;
 
-export class OpfsWriteWorker {
-  #worker: Worker | undefined;
-  /** The Worker answered once: it runs (an error before that means it could not load). */
-  #answered = false;
-  /** Set once the Worker could not start: every later write takes the caller's fallback. */
-  #unavailable = false;
-  #next = 0;
+export class OpfsWriteWorker extends BlobWorker<Reply, WorkerWrite> {
   /** Files this Worker wrote (what tests look at to know which path a write took). */
   written = 0;
-  readonly #pending = new Map<number, { resolve: (r: WorkerWrite) => void; reject: (e: unknown) => void }>();
 
-  /** Writes sent to the Worker and not answered yet. */
-  get pending(): number {
-    return this.#pending.size;
+  constructor() {
+    super(SOURCE, "avalanche-opfs-writer", "the OPFS writer");
   }
 
-  /** Whether a Worker can take writes here (a page with Worker and Blob URLs, and it has not failed to start). */
-  get available(): boolean {
-    return (
-      !this.#unavailable &&
-      typeof Worker === "function" &&
-      typeof URL.createObjectURL === "function" &&
-      typeof Blob === "function"
-    );
-  }
-
-  #start(): Worker {
-    if (this.#worker) return this.#worker;
-    const url = URL.createObjectURL(new Blob([SOURCE], { type: "text/javascript" }));
-    let worker: Worker;
-    try {
-      worker = new Worker(url, { name: "avalanche-opfs-writer" });
-    } catch (err) {
-      this.#unavailable = true;
-      throw err;
-    } finally {
-      URL.revokeObjectURL(url);
-    }
-    worker.onmessage = ({ data }: MessageEvent<Reply>) => {
-      this.#answered = true;
-      const waiter = this.#pending.get(data.id);
-      if (!waiter) return;
-      this.#pending.delete(data.id);
-      if (data.error) {
-        const err = new Error(data.error.message);
-        err.name = data.error.name;
-        waiter.reject(err);
-      } else {
-        if (!data.exists) this.written++;
-        waiter.resolve(data.exists ? "exists" : "written");
-      }
-    };
-    // A Worker that fails to load (a CSP refusing blob: Workers) or dies fails what it holds: the caller
-    // removes the files it began, and later writes start a new Worker (or, failing to load, fall back).
-    worker.onerror = (event) => {
-      event.preventDefault();
-      if (!this.#answered) this.#unavailable = true;
-      this.#fail(
-        new AvaError("IO_ERROR", `the OPFS writer Worker failed: ${event.message || "it did not start"}`),
-      );
-    };
-    this.#worker = worker;
-    return worker;
-  }
-
-  #fail(err: unknown): void {
-    this.#worker?.terminate();
-    this.#worker = undefined;
-    const waiters = [...this.#pending.values()];
-    this.#pending.clear();
-    for (const w of waiters) w.reject(err);
+  protected resultOf(reply: Reply): WorkerWrite {
+    if (reply.exists) return "exists";
+    this.written++;
+    return "written";
   }
 
   /**
    * Writes `bytes` into the (new, empty) file behind `handle`, flushed before it resolves; "exists" when the
-   * file already held bytes (left untouched). The bytes are copied: the caller keeps its own.
+   * file already held bytes (left untouched). A Worker that dies fails the write: the caller removes the
+   * file it began and falls back.
    */
   write(handle: FileSystemFileHandle, bytes: Uint8Array): Promise<WorkerWrite> {
-    const worker = this.#start();
-    const id = this.#next++;
-    const copy = bytes.slice();
-    return new Promise<WorkerWrite>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      worker.postMessage({ id, handle, bytes: copy.buffer }, [copy.buffer]);
-    });
-  }
-
-  /** Ends the Worker; writes it held fail (tests use this to kill a write midway). */
-  terminate(): void {
-    this.#fail(new AvaError("IO_ERROR", "the OPFS writer Worker was terminated"));
+    return this.request({ handle }, bytes);
   }
 }
 
