@@ -121,3 +121,20 @@ it("where the helper cannot load (a CSP refusing blob: Workers), checkpoints are
   expect(await db.get("checkpoints", 4)).toEqual(bytesOf(200_000, 6));
   db.close();
 });
+
+it("a helper whose Worker cannot even be constructed rejects the put (it does not throw), so the catalog can put it", async () => {
+  // Some pages refuse the Worker in its constructor (a SecurityError) rather than by a failed load.
+  class ThrowingWorker {
+    constructor() {
+      throw new DOMException("refused by CSP", "SecurityError");
+    }
+  }
+  vi.stubGlobal("Worker", ThrowingWorker);
+  const helper = new CheckpointPutWorker();
+  let put: Promise<void> | undefined;
+  expect(() => {
+    put = helper.put("no-such-db", "checkpoints", 1, bytesOf(10, 1));
+  }).not.toThrow();
+  await expect(put).rejects.toThrow(/refused by CSP/);
+  expect(helper.available).toBe(false);
+});

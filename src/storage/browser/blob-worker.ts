@@ -96,9 +96,9 @@ export abstract class BlobWorker<Reply extends WorkerReply, Result> {
   /**
    * Sends `message` (with an id added) and resolves with the reply's result. `bytes` are copied and the
    * copy's buffer transferred as `message.bytes`: the caller keeps its own. A Worker that cannot be
-   * constructed rejects it (as one that fails to load does).
+   * constructed rejects it (as one that fails to load does), never throws: callers fall back on rejection.
    */
-  protected request(message: Record<string, unknown>, bytes: Uint8Array): Promise<Result> {
+  protected async request(message: Record<string, unknown>, bytes: Uint8Array): Promise<Result> {
     const worker = this.#start();
     const id = this.#next++;
     const copy = bytes.slice();
