@@ -255,12 +255,12 @@ async function benchVariants(): Promise<void> {
   );
   const about: Record<string, string> = {
     base: "everything on",
-    put: "no checkpoint written (serialization stays)",
+    put: "no checkpoint put (serialization stays)",
     cleanup: "no catalog cleanup after a flush",
     flush: "no background flush (checkpoints carry every payload)",
     growth05: "checkpoints at half a checkpoint's worth of entries (before)",
     atob: "payloads decoded with atob (before)",
-    idbput: "checkpoints' bytes put into IndexedDB from the appender's thread (before)",
+    onthread: "checkpoints put from the appender's thread (before)",
     before: "all three of the above (the browser catalog before them)",
   };
   const base = median(t.v_base_wall!);
@@ -408,14 +408,9 @@ async function benchCommits(): Promise<void> {
       note: `${(median(cost("ckpt_bytes")) / 1e6).toFixed(2)} MB; max ${Math.max(...cost("ckpt_serialize")).toFixed(1)} ms`,
     },
     {
-      case: "its file in OPFS, through the writer Worker (as checkpoints are written)",
-      median_ms: median(cost("ckpt_file")),
-      note: `max ${Math.max(...cost("ckpt_file")).toFixed(1)} ms; the appender's thread only waits`,
-    },
-    {
-      case: "its bytes put into IndexedDB (as checkpoints were written before)",
+      case: "its IndexedDB put",
       median_ms: median(cost("ckpt_put")),
-      note: `max ${Math.max(...cost("ckpt_put")).toFixed(1)} ms; every commit of the origin waits for it`,
+      note: `max ${Math.max(...cost("ckpt_put")).toFixed(1)} ms`,
     },
     {
       case: "a flush's encode alone (IPC splice + parquet-wasm + stats)",

@@ -7,7 +7,7 @@
 // of background work switched off at a time (see `variants`).
 import * as ava from "../../src/index.js";
 import { browserCheckpoints } from "../../src/storage/browser/browser-storage.js";
-import { CheckpointFiles } from "../../src/storage/browser/checkpoint-files.js";
+import { checkpointWriter } from "../../src/storage/browser/checkpoint-put-worker.js";
 import { IndexedDbLog, openCatalogDB } from "../../src/storage/browser/indexeddb-log.js";
 import { OpfsFileStore } from "../../src/storage/browser/opfs-file-store.js";
 import { serializeState } from "../../src/storage/catalog/checkpoint.js";
@@ -110,7 +110,6 @@ async function backgroundCosts(storage: ava.Storage, name: string): Promise<Reco
   const costs: Record<string, number[]> = {
     ckpt_serialize: [],
     ckpt_put: [],
-    ckpt_file: [],
     ckpt_bytes: [],
     flush: [],
     flush_encode: [],
@@ -126,9 +125,6 @@ async function backgroundCosts(storage: ava.Storage, name: string): Promise<Reco
     t = performance.now();
     await db.put("checkpoints", bytes, -1 - i); // below every version: never read as the newest
     costs.ckpt_put!.push(performance.now() - t);
-    t = performance.now();
-    await new CheckpointFiles(storage.files, 256).write(state.version, bytes); // an orphan: no record
-    costs.ckpt_file!.push(performance.now() - t);
   }
   db.close();
   const Unflushed = ava.defineNamespace({
@@ -166,22 +162,14 @@ async function backgroundCosts(storage: ava.Storage, name: string): Promise<Reco
   return costs;
 }
 
-let benchDb: ReturnType<typeof openCatalogDB> | undefined;
-
-/** A checkpoint written as catalogs wrote them before they were OPFS files: its bytes put into IndexedDB. */
-async function putIntoIndexedDb(version: number, state: Uint8Array): Promise<void> {
-  benchDb ??= openCatalogDB(`bench-idbput-${Date.now()}`);
-  await (await benchDb).put("checkpoints", state, version);
-}
-
 /**
  * Where a sequential appender's wall time goes, by switching one kind of background work off at a time
  * (interleaved rounds, so load drifts hit every variant alike): `put` skips each checkpoint's IndexedDB
  * put (its serialization stays), `cleanup` skips the flush's catalog cleanup, `flush` never flushes (the
- * checkpoints then carry every payload), `growth05` checkpoints as often as before (entries of half a
- * checkpoint's size), `atob` decodes payloads without the engine's Uint8Array.fromBase64, `idbput` puts
- * each checkpoint's bytes into IndexedDB from the appender's thread (as catalogs did before checkpoints
- * were OPFS files; into a database of the bench's own, as the catalog's is private), `before` all three. Also how long the Worker's thread was blocked (timer
+ * checkpoints then carry every payload), `growth05` checkpoints as often as before this session (entries
+ * of half a checkpoint's size), `atob` decodes payloads without the engine's Uint8Array.fromBase64,
+ * `onthread` puts checkpoints from the appender's thread instead of the helper Worker, `before` all
+ * three (the browser catalog as it was before them). Also how long the Worker's thread was blocked (timer
  * lateness over 4 ms: CPU — encodes, serialization, GC — as against waiting on IndexedDB).
  */
 async function variants(rounds: number, only: readonly string[]): Promise<Record<string, number[]>> {
@@ -202,7 +190,8 @@ async function variants(rounds: number, only: readonly string[]): Promise<Record
       if (variant === "cleanup") catalog.cleanup = async () => [];
       const before = variant === "before"; // all three of this session's changes off
       if (before || variant === "growth05") browserCheckpoints.growth = 0.5;
-      if (before || variant === "idbput") log.writeCheckpoint = putIntoIndexedDb;
+      if (before || variant === "onthread")
+        Object.defineProperty(checkpointWriter(), "available", { value: false, configurable: true });
       if (before || variant === "atob")
         Object.defineProperty(Uint8Array, "fromBase64", { value: undefined, configurable: true });
       const blocked = blockedTime();
@@ -219,6 +208,7 @@ async function variants(rounds: number, only: readonly string[]): Promise<Record
         log.writeCheckpoint = writeCheckpoint;
         catalog.cleanup = cleanup;
         browserCheckpoints.growth = growth;
+        delete (checkpointWriter() as { available?: boolean }).available; // the class's getter again
         Object.defineProperty(Uint8Array, "fromBase64", {
           value: fromBase64,
           configurable: true,

@@ -1,20 +1,16 @@
 // The maintenance contract on browser storage in real Chromium: OPFS data files, the IndexedDB catalog.
 import { browserStorage, type Storage } from "../../src/index.js";
-import { isCheckpointFile } from "../../src/storage/browser/checkpoint-files.js";
 import { openCatalogDB } from "../../src/storage/browser/indexeddb-log.js";
 import { ulid } from "../../src/util/ids.js";
 import { describeMaintenance, soakAppends } from "../shared/maintenance-contract.js";
 
-/** Bytes of the catalog: its IndexedDB log entries (JSON text) and its checkpoints (OPFS files). */
+/** Bytes of the catalog's IndexedDB stores: log entries (JSON text) and checkpoints. */
 async function catalogBytes(storage: Storage): Promise<number> {
   const db = await openCatalogDB((storage.descriptor as { name: string }).name);
   try {
     const entries = await db.getAll("log");
     const checkpoints = await db.getAll("checkpoints");
-    return (
-      entries.reduce((n, e) => n + e.length, 0) +
-      checkpoints.reduce((n, c) => n + (isCheckpointFile(c) ? c.size : c.byteLength), 0)
-    );
+    return entries.reduce((n, e) => n + e.length, 0) + checkpoints.reduce((n, c) => n + c.byteLength, 0);
   } finally {
     db.close();
   }

@@ -4,22 +4,13 @@
 import { type DBSchema, type IDBPDatabase, openDB } from "idb";
 import { toAvaError } from "../../errors.js";
 import { type CatalogLog, logGap, type StagedEntry } from "../catalog/log-catalog.js";
-import type { FileStore } from "../types.js";
-import {
-  CHECKPOINT_FOLDER,
-  type CheckpointFile,
-  CheckpointFiles,
-  isCheckpointFile,
-} from "./checkpoint-files.js";
+import { checkpointWriter } from "./checkpoint-put-worker.js";
 
 export interface CatalogDB extends DBSchema {
   /** version -> the ops of that commit, as JSON */
   log: { key: number; value: string };
-  /**
-   * version -> the OPFS file holding the whole state at that version (see serializeState and
-   * checkpoint-files.ts); in catalogs written before checkpoints were files, the state's bytes themselves.
-   */
-  checkpoints: { key: number; value: CheckpointFile | Uint8Array };
+  /** version -> the whole state at that version (see serializeState) */
+  checkpoints: { key: number; value: Uint8Array };
 }
 
 /** Upgrades by schema version; a new store or index is a new step, never an edit of an old one. */
@@ -44,12 +35,6 @@ const yieldToCommits = () => new Promise<void>((resolve) => setTimeout(resolve, 
 
 function keepHead(state: Uint8Array, bytes: number): KeptHead {
   return { head: state.slice(0, bytes), whole: state.length <= bytes };
-}
-
-/** A record's kept head: a file's is in its record, whole as far as KEPT_HEAD_BYTES reach. */
-function headOf(value: CheckpointFile | Uint8Array, bytes: number): KeptHead {
-  if (!isCheckpointFile(value)) return keepHead(value, bytes);
-  return { head: value.head, whole: value.size <= value.head.length };
 }
 
 export function openCatalogDB(name: string): Promise<IDBPDatabase<CatalogDB>> {
@@ -78,17 +63,9 @@ export class IndexedDbLog implements CatalogLog {
   readonly #channelName: string;
   /** The first bytes of each checkpoint this instance has read or written, by version (checkpointHeads). */
   readonly #heads = new Map<number, KeptHead>();
-  readonly #checkpoints: CheckpointFiles;
 
-  /** `files`: the storage's OPFS files, where checkpoints are written. */
-  constructor(
-    db: () => Promise<IDBPDatabase<CatalogDB>>,
-    durability: Durability,
-    name: string,
-    files: FileStore,
-  ) {
+  constructor(db: () => Promise<IDBPDatabase<CatalogDB>>, durability: Durability, name: string) {
     this.#db = db;
-    this.#checkpoints = new CheckpointFiles(files, KEPT_HEAD_BYTES);
     this.#durability = durability;
     this.#channelName = `avalanche:${name}`;
     let channel: BroadcastChannel | undefined;
@@ -153,42 +130,42 @@ export class IndexedDbLog implements CatalogLog {
 
   async latestCheckpoint(): Promise<{ version: number; state: Uint8Array } | undefined> {
     const cursor = await (await this.#db()).transaction("checkpoints").store.openCursor(null, "prev");
-    if (!cursor) return undefined;
-    const { key: version, value } = cursor;
-    // The newest checkpoint's file is never deleted (cleanup keeps the checkpoint it removes up to, and
-    // thinning never removes the newest), so a record read here still names its file when it is read.
-    const state = isCheckpointFile(value) ? await this.#checkpoints.read(version, value) : value;
-    return { version, state };
+    return cursor ? { version: cursor.key, state: cursor.value } : undefined;
   }
 
   async writeCheckpoint(version: number, state: Uint8Array): Promise<void> {
     try {
-      const db = await this.#db();
-      const record = await this.#checkpoints.write(version, state);
-      await db.put("checkpoints", record, version).catch(async (err: unknown) => {
-        await this.#checkpoints.delete([record]).catch(() => {}); // else an orphan, for cleanup
-        throw err;
-      });
-      // The pruning that follows lists the heads: kept here, none is read back.
-      this.#heads.set(version, headOf(record, KEPT_HEAD_BYTES));
+      const db = await this.#db(); // opened (and upgraded) here first: the helper Worker only opens it
+      const writer = checkpointWriter();
+      const off =
+        writer.available &&
+        (await writer.put(db.name, "checkpoints", version, state).then(
+          () => true,
+          () => false, // it could not: this thread puts it (the same bytes under the same key)
+        ));
+      if (!off) await db.put("checkpoints", state, version);
     } catch (err) {
       throw toAvaError(err, `writing catalog checkpoint ${version}`);
     }
+    // The pruning that follows lists the heads: without this it read the checkpoint just written back
+    // whole (13–50 ms in a Worker for a 0.5–2 MB state, once per checkpoint, in the appenders' thread).
+    this.#heads.set(version, keepHead(state, KEPT_HEAD_BYTES));
   }
 
   async checkpointHeads(bytes: number): Promise<{ version: number; head: Uint8Array }[]> {
-    // A file's record holds its head. A checkpoint of an older catalog is its whole state: IndexedDB has
-    // no partial reads, so it is read once and its head kept (a version's checkpoint is written once — or
-    // rewritten by another context with the same state).
+    // IndexedDB has no partial reads: a head is read with its whole checkpoint, once, and then kept (a
+    // version's checkpoint is written once — or rewritten by another context with the same state). Each
+    // commit that checkpoints and each cleanup list the heads; reading every checkpoint whole each time
+    // cost a background flush ~100 ms in a Worker.
     const store = (await this.#db()).transaction("checkpoints").store;
     const versions = await store.getAllKeys();
     const out: { version: number; head: Uint8Array }[] = [];
     for (const version of versions) {
       let kept = this.#heads.get(version);
       if (!kept || (!kept.whole && kept.head.length < bytes)) {
-        const value = await store.get(version);
-        if (!value) continue; // removed meanwhile
-        kept = headOf(value, Math.max(bytes, KEPT_HEAD_BYTES));
+        const state = await store.get(version);
+        if (!state) continue; // removed meanwhile
+        kept = keepHead(state, Math.max(bytes, KEPT_HEAD_BYTES));
         this.#heads.set(version, kept);
       }
       out.push({ version, head: kept.head.subarray(0, bytes) });
@@ -201,42 +178,26 @@ export class IndexedDbLog implements CatalogLog {
   async removeCheckpoints(versions: readonly number[]): Promise<void> {
     try {
       const tx = (await this.#db()).transaction("checkpoints", "readwrite");
-      const [records] = await Promise.all([
-        Promise.all(versions.map((v) => tx.store.get(v))),
-        ...versions.map((v) => tx.store.delete(v)),
-        tx.done,
-      ]);
-      await this.#checkpoints.delete(records.filter(isCheckpointFile)); // records first, then files
+      await Promise.all([...versions.map((v) => tx.store.delete(v)), tx.done]);
     } catch (err) {
       throw toAvaError(err, `removing catalog checkpoints ${versions.join(", ")}`);
     }
   }
 
   /**
-   * The checkpoints' records before `version` in one transaction of their own store (no commit waits for
-   * it), then their files and any orphaned checkpoint file written before `version`, then the entries in
-   * transactions of REMOVE_CHUNK entries each, oldest first, yielding between them: a commit's transaction
-   * needs the log store, and one transaction deleting a whole hour of entries held it for as long. Every
-   * step leaves a log that opens to the same state — the checkpoint at `version` stays and covers whatever
-   * is gone; a reader behind it sees a gap and reopens from it — so a crash between steps leaves the rest
-   * to the next cleanup.
+   * The checkpoints before `version` in one transaction of their own store (no commit waits for it), then
+   * the entries in transactions of REMOVE_CHUNK entries each, oldest first, yielding between them: a
+   * commit's transaction needs the log store, and one transaction deleting a whole hour of entries held it
+   * for as long. Every step leaves a log that opens to the same state — the checkpoint at `version` stays
+   * and covers whatever is gone; a reader behind it sees a gap and reopens from it — so a crash between
+   * steps leaves the rest to the next cleanup.
    */
   async removeBefore(version: number): Promise<string[]> {
     const range = IDBKeyRange.upperBound(version, true);
     try {
       const db = await this.#db();
       const tx = db.transaction("checkpoints", "readwrite");
-      const [checkpoints, records, kept] = await Promise.all([
-        tx.store.getAllKeys(range),
-        tx.store.getAll(range),
-        tx.store.getAll(IDBKeyRange.lowerBound(version)),
-        tx.store.delete(range),
-        tx.done,
-      ]);
-      const files = records.filter(isCheckpointFile);
-      await this.#checkpoints.delete(files);
-      const named = new Set(kept.filter(isCheckpointFile).map((r) => r.file));
-      const orphans = await this.#checkpoints.deleteOrphansBefore(version, named);
+      const [checkpoints] = await Promise.all([tx.store.getAllKeys(range), tx.store.delete(range), tx.done]);
       const entries = await db.getAllKeys("log", range);
       for (let i = 0; i < entries.length; i += REMOVE_CHUNK) {
         if (i > 0) await yieldToCommits();
@@ -246,8 +207,6 @@ export class IndexedDbLog implements CatalogLog {
       }
       return [
         ...checkpoints.map((v) => `IndexedDB checkpoint ${v}`),
-        ...files.map((r) => `${CHECKPOINT_FOLDER}/${r.file}`),
-        ...orphans,
         ...entries.map((v) => this.entryName(v)),
       ];
     } catch (err) {
