@@ -4,6 +4,8 @@
 // points of the sender and of the server. The quick way to rerun the sustained "into ingest" case.
 // AVA_PROFILE_SENDER=FILE.cpuprofile: a CPU profile of the timed runs alone (no start-up, no data making,
 // no warm-up), for the split of the sender's time per million points.
+// AVA_PROFILE_SENDER_WARM=N: the unmeasured first run streams N batches (default 8); with N = rounds, the
+// timed runs find the batch memory a whole run's burst touched (the steady state of a long-lived sender).
 // Usage: node [--cpu-prof] --import tsx bench/profile-sender.ts [rounds] [memory|node] [discard|ingest] [runs]
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
@@ -17,6 +19,7 @@ const rounds = Number(process.argv[2] ?? 20);
 const outbox = process.argv[3] ?? "memory";
 const mode = (process.argv[4] ?? "discard") as "discard" | "ingest";
 const runs = Number(process.argv[5] ?? 3);
+const warmRounds = Number(process.env.AVA_PROFILE_SENDER_WARM ?? 8);
 const data = liveRounds(rounds);
 const warmUp = await batchFiles(data.slice(0, 8));
 const profileTo = process.env.AVA_PROFILE_SENDER;
@@ -36,7 +39,7 @@ try {
       if (rep === 0) await session?.post("Profiler.start");
       const cpu = process.cpuUsage();
       // The first run streams 8 batches unmeasured: the sender's JIT warms up as the server's did.
-      const { ms } = await streamTimed(server.url, storage, rep < 0 ? data.slice(0, 8) : data);
+      const { ms } = await streamTimed(server.url, storage, rep < 0 ? data.slice(0, warmRounds) : data);
       if (rep < 0) continue;
       const used = process.cpuUsage(cpu);
       const perM = (x: number) => (x / ((rounds * BATCH) / 1e6)).toFixed(0);
