@@ -63,6 +63,17 @@ describe("BatchBuffers", () => {
     expect(x.buffer.byteLength).toBe(2); // exact size when nothing is reused
   });
 
+  it("shares free memory between the streams of a thread: one stream's batch buffer serves the next stream", async () => {
+    const first = new BatchBuffers(true, 8); // the thread's pool, as a live stream's
+    const second = new BatchBuffers(true, 8);
+    const a = await fileOf(first, new Array(3_000).fill(1));
+    first.lend("a", a);
+    first.giveBack(["a"]);
+    const b = await fileOf(second, new Array(2_000).fill(2));
+    expect(b.buffer).toBe(a.buffer);
+    expect([...b.subarray(0, 3)]).toEqual([2, 2, 2]);
+  });
+
   it("keeps free buffers up to its pool's bound and forgets the oldest lent past maxLent", async () => {
     const { buffers, pool } = pooled(1025, 2);
     const files = [];
