@@ -11,7 +11,7 @@
 //   batch while the server still appends the previous one (the floor posts one at a time);
 // - outbox drain after an outage: batches stored while nothing listens, then the server comes up: how fast
 //   the outbox empties.
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -36,7 +36,6 @@ import {
   versusTarget,
 } from "./live-data.js";
 import { ingestAlone } from "./live-ingest.js";
-import { benchLiveBrowser } from "./live-browser.js";
 import { median, percentile, printTable, type Row, rate, ratio } from "./lib.js";
 
 export type Mode = "ingest" | "discard";
@@ -73,40 +72,91 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** A process started by the spawner (bench/spawner.ts): its output, its exit, and how to kill it. */
+interface Spawned {
+  onOut(listener: (text: string) => void): void;
+  exited: Promise<number | null>;
+  kill(): void;
+}
+
+let spawner: ReturnType<typeof startSpawner> | undefined;
+
+/** The one process this one forks: every server is spawned by it, never by this (timed) process. */
+function startSpawner() {
+  const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "spawner.ts")], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  // Nothing of the spawner keeps this process alive but a server it runs for us (its output is awaited).
+  const out = child.stdout as unknown as { ref(): void; unref(): void };
+  child.unref();
+  out.unref();
+  (child.stdin as unknown as { unref(): void }).unref();
+  const listeners = new Map<number, (msg: { out?: string; exit?: number | null }) => void>();
+  let next = 0;
+  let pending = "";
+  child.stdout!.on("data", (d) => {
+    pending += d;
+    for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n")) {
+      const msg = JSON.parse(pending.slice(0, nl)) as { ref: number; out?: string; exit?: number | null };
+      pending = pending.slice(nl + 1);
+      listeners.get(msg.ref)?.(msg);
+    }
+  });
+  return (args: string[]): Spawned => {
+    const ref = next++;
+    const outs: ((text: string) => void)[] = [];
+    let exit: (code: number | null) => void = () => {};
+    const exited = new Promise<number | null>((r) => {
+      exit = r;
+    });
+    listeners.set(ref, (msg) => {
+      if (msg.out !== undefined) for (const o of outs) o(msg.out);
+      if ("exit" in msg) {
+        listeners.delete(ref);
+        if (listeners.size === 0) out.unref();
+        exit(msg.exit ?? null);
+      }
+    });
+    out.ref();
+    child.stdin!.write(`${JSON.stringify({ ref, args })}\n`);
+    return {
+      onOut: (listener) => outs.push(listener),
+      exited,
+      kill: () => child.stdin!.write(`${JSON.stringify({ ref, kill: true })}\n`),
+    };
+  };
+}
+
 export async function startServer(mode: Mode, port = 0): Promise<Server> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      // AVA_BENCH_SERVER_PROFILE=DIR: each server process writes a CPU profile there when it stops.
-      ...(process.env.AVA_BENCH_SERVER_PROFILE
-        ? ["--cpu-prof", `--cpu-prof-dir=${process.env.AVA_BENCH_SERVER_PROFILE}`]
-        : []),
-      "--import",
-      "tsx",
-      join(import.meta.dirname, "live-server.ts"),
-      mode,
-      String(port),
-      await temp("server"),
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
+  spawner ??= startSpawner();
+  const child = spawner([
+    // AVA_BENCH_SERVER_PROFILE=DIR: each server process writes a CPU profile there when it stops.
+    ...(process.env.AVA_BENCH_SERVER_PROFILE
+      ? ["--cpu-prof", `--cpu-prof-dir=${process.env.AVA_BENCH_SERVER_PROFILE}`]
+      : []),
+    "--import",
+    "tsx",
+    join(import.meta.dirname, "live-server.ts"),
+    mode,
+    String(port),
+    await temp("server"),
+  ]);
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
-    child.stdout!.on("data", (d) => {
+    child.onOut((d) => {
       out += d;
       const m = /listening (\S+)/.exec(out);
       if (m) resolve(m[1]!);
     });
-    child.on("exit", (code) => reject(new Error(`bench server exited with ${code}`)));
+    void child.exited.then((code) => reject(new Error(`bench server exited with ${code}`)));
   });
   return {
     url,
     cpuMs: async () => ((await (await fetch(`${url}/cpu`)).json()) as { ms: number }).ms,
-    stop: () =>
-      new Promise((r) => {
-        child.once("exit", () => r());
-        child.kill();
-      }),
+    stop: async () => {
+      child.kill();
+      await child.exited;
+    },
   };
 }
 
@@ -340,6 +390,9 @@ export async function benchLive(): Promise<void> {
       ...(await drain("discard", DISCARD_ROUNDS)),
       ...(await drain("ingest", INGEST_ROUNDS)),
     ]);
+    // Loaded only now: Playwright is ~58 MB of heap, which every Mark-Compact of the Node sender (this
+    // process) would otherwise walk — the Node cases timed the bench's heap along with the library.
+    const { benchLiveBrowser } = await import("./live-browser.js");
     await benchLiveBrowser();
   } finally {
     await removeTemps();

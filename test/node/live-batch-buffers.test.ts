@@ -9,6 +9,13 @@ import { describe, expect, it } from "vitest";
 import { createLiveStream, type LiveBatch, readAvroStream } from "../../src/avro.js";
 import { BatchBuffers } from "../../src/avro/live/batch-buffers.js";
 import { nodeStorage } from "../../src/node.js";
+import { BufferPool } from "../../src/util/buffer-pool.js";
+
+/** Batch memory over a pool of the test's own, keeping at most `maxBytes` free (a fresh buffer of a tiny batch: 1,025+ bytes). */
+const pooled = (maxBytes: number, maxLent = 8) => {
+  const pool = new BufferPool(maxBytes);
+  return { buffers: new BatchBuffers(true, maxLent, pool), pool };
+};
 
 async function fileOf(buffers: BatchBuffers, ...writes: number[][]): Promise<Uint8Array> {
   const sink = buffers.sink();
@@ -18,45 +25,57 @@ async function fileOf(buffers: BatchBuffers, ...writes: number[][]): Promise<Uin
 
 describe("BatchBuffers", () => {
   it("joins a batch's writes, and reuses its buffer only after it is given back or released", async () => {
-    const buffers = new BatchBuffers(true, 2, 8);
+    const { buffers, pool } = pooled(4096);
     const a = await fileOf(buffers, [1, 2, 3], [4, 5]);
     expect([...a]).toEqual([1, 2, 3, 4, 5]);
     buffers.lend("a", a);
     const b = await fileOf(buffers, [6]);
     expect(b.buffer).not.toBe(a.buffer); // a is still lent
     buffers.giveBack(["a", "unknown"]);
-    expect(buffers.free).toBe(1);
+    expect(pool.freeBytes).toBe(a.buffer.byteLength);
     const c = await fileOf(buffers, [7, 8]);
     expect(c.buffer).toBe(a.buffer);
     expect([...c]).toEqual([7, 8]);
     buffers.release(b); // on disk only: nobody holds it
-    expect(buffers.free).toBe(1);
+    expect(pool.freeBytes).toBe(b.buffer.byteLength);
     expect((await fileOf(buffers, [9])).buffer).toBe(b.buffer);
   });
 
   it("never reuses a dropped batch's buffer, a too-small one, or any when recycling is off", async () => {
-    const buffers = new BatchBuffers(true, 1, 8);
+    const { buffers, pool } = pooled(1025);
     const a = await fileOf(buffers, [1]);
     buffers.lend("a", a);
     buffers.forget(["a"]);
     buffers.giveBack(["a"]);
-    expect(buffers.free).toBe(0);
+    expect(pool.freeBytes).toBe(0);
     const big = new Array(5_000).fill(3);
     buffers.release(await fileOf(buffers, [1]));
     const grown = await fileOf(buffers, big); // the free buffer is too small: a new one
     expect(grown.length).toBe(5_000);
-    expect(buffers.free).toBe(1);
-    const off = new BatchBuffers(false, 4, 8);
+    expect(pool.freeBytes).toBe(1025); // the small one, given back as the batch outgrew it
+    const offPool = new BufferPool(1 << 20);
+    const off = new BatchBuffers(false, 8, offPool);
     const x = await fileOf(off, [1, 2]);
     off.lend("x", x);
     off.giveBack(["x"]);
     off.release(x);
-    expect(off.free).toBe(0);
+    expect(offPool.freeBytes).toBe(0);
     expect(x.buffer.byteLength).toBe(2); // exact size when nothing is reused
   });
 
-  it("keeps at most maxFree free buffers and forgets the oldest lent past maxLent", async () => {
-    const buffers = new BatchBuffers(true, 1, 2);
+  it("shares free memory between the streams of a thread: one stream's batch buffer serves the next stream", async () => {
+    const first = new BatchBuffers(true, 8); // the thread's pool, as a live stream's
+    const second = new BatchBuffers(true, 8);
+    const a = await fileOf(first, new Array(3_000).fill(1));
+    first.lend("a", a);
+    first.giveBack(["a"]);
+    const b = await fileOf(second, new Array(2_000).fill(2));
+    expect(b.buffer).toBe(a.buffer);
+    expect([...b.subarray(0, 3)]).toEqual([2, 2, 2]);
+  });
+
+  it("keeps free buffers up to its pool's bound and forgets the oldest lent past maxLent", async () => {
+    const { buffers, pool } = pooled(1025, 2);
     const files = [];
     for (let i = 0; i < 3; i++) {
       const f = await fileOf(buffers, [i]);
@@ -64,9 +83,9 @@ describe("BatchBuffers", () => {
       files.push(f);
     }
     buffers.giveBack(["b0"]); // forgotten (past maxLent): not reused
-    expect(buffers.free).toBe(0);
+    expect(pool.freeBytes).toBe(0);
     buffers.giveBack(["b1", "b2"]);
-    expect(buffers.free).toBe(1);
+    expect(pool.freeBytes).toBe(1025); // one: a second passes the bound
   });
 });
 

@@ -1,6 +1,6 @@
 // BufferPool: the smallest free buffer that fits, the largest for a scratch that grows, and never more
 // than its bound kept free.
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
 import { BufferPool } from "../../src/util/buffer-pool.js";
 
 it("hands out the smallest free buffer that fits, or a new one, and keeps at most maxBytes free", () => {
@@ -20,4 +20,29 @@ it("hands out the smallest free buffer that fits, or a new one, and keeps at mos
   pool.giveBack(a);
   pool.giveBack(b);
   expect(pool.takeLargest()).toBe(a);
+});
+
+it("makes a new buffer of the size asked for fresh, and lets go of its free buffers once idle for idleMs", () => {
+  vi.useFakeTimers();
+  try {
+    const pool = new BufferPool(1000, 50);
+    const a = pool.take(10, 30);
+    expect(a.length).toBe(30); // room to grow
+    expect(pool.take(40, 20).length).toBe(40); // never smaller than asked
+    pool.giveBack(a);
+    vi.advanceTimersByTime(40);
+    expect(pool.take(5)).toBe(a); // used again: the idle clock restarts
+    pool.giveBack(a);
+    vi.advanceTimersByTime(40);
+    expect(pool.freeBytes).toBe(30);
+    vi.advanceTimersByTime(20);
+    expect(pool.freeBytes).toBe(0); // 50 ms unused
+    expect(pool.take(5)).not.toBe(a);
+    const kept = new BufferPool(1000);
+    kept.giveBack(a);
+    vi.advanceTimersByTime(60_000);
+    expect(kept.freeBytes).toBe(30); // no idleMs: kept for good
+  } finally {
+    vi.useRealTimers();
+  }
 });

@@ -185,7 +185,7 @@ export class LiveStream extends EventTarget {
     const { backoffMs, maxBackoffMs, leaseMs, maxBufferedBatches, maxInFlight } = this.#options;
     // An app's transport function may keep a batch's bytes after its send: then none is reused.
     const ownTransport = typeof options.transport !== "function";
-    this.#buffers = new BatchBuffers(ownTransport, maxInFlight + 2, 4 * maxBufferedBatches);
+    this.#buffers = new BatchBuffers(ownTransport, 4 * maxBufferedBatches);
     this.#sink = this.#buffers.sink();
     this.#writer = this.#newWriter(); // checks codec and timestampUnit
     const storage = options.outbox ?? memoryStorage();
