@@ -24,7 +24,7 @@ const self = new Map<string, number>();
 const inclusive = new Map<string, number>();
 let busy = 0;
 for (let i = 0; i < profile.samples.length; i++) {
-  const dt = profile.timeDeltas[i] ?? 0;
+  const dt = Math.min(profile.timeDeltas[i] ?? 0, 400); // capped: a long gap is the thread descheduled, not work
   const leaf = byId.get(profile.samples[i]!)!;
   if (leaf.callFrame.functionName === "(idle)" || leaf.callFrame.functionName === "(program)") continue;
   busy += dt;

@@ -87,7 +87,7 @@ describe("withIcebergFieldIds", () => {
       const withIds = withIcebergFieldIds(plain, iceberg);
       // The same batches, not rebuilt.
       expect(withIds.batches.length).toBe(plain.batches.length);
-      withIds.batches.forEach((b, i) => expect(b).toBe(plain.batches[i]));
+      for (const [i, b] of withIds.batches.entries()) expect(b).toBe(plain.batches[i]);
       expect(withIds.schema.fields.map((f) => f.metadata.get("PARQUET:field_id"))).toEqual(
         withTags ? ["1", "2", "3"] : ["1", "2"],
       );
