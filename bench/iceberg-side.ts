@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as ava from "../src/index.js";
 import { nodeStorage } from "../src/node.js";
+import { backgroundDelay } from "../src/iceberg/lanes.js";
 import { expireTable } from "../src/table/expire.js";
 import { makeBatch, schema } from "./data.js";
 
@@ -39,6 +40,9 @@ const fsync = fsyncArg === "on";
 const BLOCK = Number(blockArg);
 const RETAIN = Number(retainArg ?? 0);
 const rows = makeBatch(0, 10);
+// AVA_BENCH_ICEBERG_MIN_DELAY_MS: the shortest wait of a background export (lanes.ts), default 50.
+if (process.env.AVA_BENCH_ICEBERG_MIN_DELAY_MS)
+  backgroundDelay.minMs = Number(process.env.AVA_BENCH_ICEBERG_MIN_DELAY_MS);
 
 async function open() {
   const root = await mkdtemp(join(tmpdir(), "ava-bench-iceberg-"));

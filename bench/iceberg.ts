@@ -21,6 +21,7 @@
 // AVA_BENCH_ICEBERG_RETAIN=N: both sides expire all but the newest N snapshots after each block (as an app
 // running maintain() with a retention does), so the metadata lists at most N + a block of snapshots and
 // expired snapshots' metadata files are deleted: what an export costs with a bounded history.
+// AVA_BENCH_ICEBERG_MIN_DELAY_MS sets a background export's shortest wait (default 50 ms, iceberg/lanes.ts).
 import { fork } from "node:child_process";
 import { join } from "node:path";
 import type { SideReport, SideRequest } from "./iceberg-side.js";
@@ -105,11 +106,14 @@ function tenthMs(runs: readonly Round[], side: "plain" | "iceberg", last: boolea
 }
 
 export async function benchIceberg(): Promise<void> {
-  // AVA_BENCH_ICEBERG_MODE=background (or synchronous) runs that mode alone, both fsync settings.
+  // AVA_BENCH_ICEBERG_MODE=background (or synchronous) runs that mode alone; AVA_BENCH_ICEBERG_FSYNC=on (or
+  // off) that fsync setting alone.
   const only = process.env.AVA_BENCH_ICEBERG_MODE;
+  const onlyFsync = process.env.AVA_BENCH_ICEBERG_FSYNC;
   const modes = [true, false]
     .flatMap((fsync) => [false, true].map((background) => ({ fsync, background })))
-    .filter((m) => !only || only === (m.background ? "background" : "synchronous"));
+    .filter((m) => !only || only === (m.background ? "background" : "synchronous"))
+    .filter((m) => !onlyFsync || onlyFsync === (m.fsync ? "on" : "off"));
   // Rounds go through every mode before the next round, so a stretch of machine noise hits them alike.
   const rounds = new Map(modes.map((m) => [m, [] as Round[]]));
   for (let r = 0; r < ROUNDS; r++)

@@ -71,6 +71,12 @@ export interface Reuse {
 const scratch = new ByteWriter(1 << 16);
 const head = new ByteWriter(BLOCK_HEAD_MAX);
 
+/** Records already encoded: `count` of them, one after another (what a block holds). */
+export interface EncodedRecords {
+  count: number;
+  bytes: Uint8Array;
+}
+
 /**
  * A container file of `records`, encoded in one pass: the header, then one block whose byte count is
  * filled in once its records are written.
@@ -81,6 +87,22 @@ export function writeAvroFile(
   records: readonly AvroValue[],
   reuse: Reuse = {},
 ): Uint8Array {
+  return writeAvroFileAfter(schema, metadata, records, undefined, reuse).file;
+}
+
+/**
+ * The same, with the records of `after` (encoded already, under the same schema) following `records` in
+ * the block; with the file, its block's records, for a later file to end with. A manifest list repeats its
+ * parent's list after its own manifest: copying the parent's block whole is one copy instead of a lookup
+ * and a copy per manifest.
+ */
+export function writeAvroFileAfter(
+  schema: AvroRecord,
+  metadata: Record<string, string>,
+  records: readonly AvroValue[],
+  after: EncodedRecords | undefined,
+  reuse: Reuse = {},
+): { file: Uint8Array; records: EncodedRecords } {
   const w = scratch;
   w.reset();
   const known = headers.get(metadata);
@@ -89,17 +111,20 @@ export function writeAvroFile(
     writeHeader(w, schema, metadata);
     if (reuse.header) headers.set(metadata, w.view().slice());
   }
-  if (records.length > 0) {
-    const at = w.length;
-    w.skip(BLOCK_HEAD_MAX);
-    encodeRecords(w, schema, records, reuse.records ?? false);
-    head.reset();
-    head.long(records.length);
-    head.long(w.length - at - BLOCK_HEAD_MAX);
-    w.closeGap(at, BLOCK_HEAD_MAX, head.view());
-    w.raw(syncOf(schema));
-  }
-  return w.view().slice();
+  const count = records.length + (after?.count ?? 0);
+  if (count === 0) return { file: w.view().slice(), records: { count, bytes: new Uint8Array(0) } };
+  const at = w.length;
+  w.skip(BLOCK_HEAD_MAX);
+  encodeRecords(w, schema, records, reuse.records ?? false);
+  if (after) w.append(after.bytes);
+  head.reset();
+  head.long(count);
+  head.long(w.length - at - BLOCK_HEAD_MAX);
+  w.closeGap(at, BLOCK_HEAD_MAX, head.view());
+  const end = w.length;
+  w.raw(syncOf(schema));
+  const file = w.view().slice();
+  return { file, records: { count, bytes: file.subarray(at + head.length, end) } };
 }
 
 export interface AvroFile {

@@ -294,7 +294,7 @@ async function exportOnce(
       writes.push(m.written);
       manifests = [m.value];
     }
-    const list = writeManifestList(ctx, seq, parent, manifests);
+    const list = writeManifestList(ctx, seq, parent, manifests, append ? parentList : undefined);
     writes.push(list.written);
     lists.set(seq, manifests);
     const snapshot: IcebergSnapshot = {

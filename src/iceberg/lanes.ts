@@ -15,12 +15,16 @@ import { getOrCreate } from "../util/get-or-create.js";
  * times and 20 ms at least made the per-version part about half of the 20% the issue allows the metadata.)
  */
 export function backgroundDelayMs(lastVersionMs: number | undefined): number {
-  return Math.min(MAX_DELAY_MS, Math.max(MIN_DELAY_MS, VERSION_SHARE_INVERSE * (lastVersionMs ?? 0)));
+  const { minMs, maxMs, shareInverse } = backgroundDelay;
+  return Math.min(maxMs, Math.max(minMs, shareInverse * (lastVersionMs ?? 0)));
 }
 
-const MIN_DELAY_MS = 50;
-const MAX_DELAY_MS = 1000;
-const VERSION_SHARE_INVERSE = 25;
+/**
+ * backgroundDelayMs()'s bounds and factor. The bench (AVA_BENCH_ICEBERG_MIN_DELAY_MS) sets the lower bound
+ * to weigh the per-version part against staleness: with fast commits the lower bound is what decides how
+ * many commits a version covers.
+ */
+export const backgroundDelay = { minMs: 50, maxMs: 1000, shareInverse: 25 };
 
 /** A table's exports: the last one queued, and the per-commit one waiting for its turn. */
 interface Lane {

@@ -7,7 +7,7 @@ import type { ColumnStats } from "../storage/catalog/model.js";
 import type { FileStore, WriteOptions } from "../storage/types.js";
 import { ulid } from "../util/ids.js";
 import type { AvroValue } from "./avro-datum.js";
-import { writeAvroFile } from "./avro-file.js";
+import { type EncodedRecords, writeAvroFile, writeAvroFileAfter } from "./avro-file.js";
 import { columnMetrics } from "./column-metrics.js";
 import type { Locator } from "./location.js";
 import {
@@ -146,12 +146,28 @@ export function writeManifest(
   return { value, written };
 }
 
-/** Writes the snapshot's manifest list (left running); its value is the list's store path. */
+/** Each list's records as its file holds them, by the list (the manifests array) written. */
+const listRecords = new WeakMap<readonly ManifestFile[], EncodedRecords>();
+
+/** Whether `list` ends with every item of `tail`, in order (the same objects). */
+function endsWith(list: readonly ManifestFile[], tail: readonly ManifestFile[]): boolean {
+  const from = list.length - tail.length;
+  if (from < 0) return false;
+  for (let i = 0; i < tail.length; i++) if (list[from + i] !== tail[i]) return false;
+  return true;
+}
+
+/**
+ * Writes the snapshot's manifest list (left running); its value is the list's store path. When `manifests`
+ * ends with the whole of `parentList` (an append that merged nothing) and that list was written by this
+ * process, its records are copied from the parent's file bytes, not encoded again.
+ */
 export function writeManifestList(
   ctx: SnapshotFiles,
   sequence: number,
   parent: number | undefined,
   manifests: readonly ManifestFile[],
+  parentList?: readonly ManifestFile[],
 ): Pending<string> {
   const metadata: Record<string, string> = {
     "snapshot-id": String(sequence),
@@ -160,9 +176,16 @@ export function writeManifestList(
   };
   if (parent !== undefined) metadata["parent-snapshot-id"] = String(parent);
   const path = `${ctx.folder}/snap-${sequence}-${uniqueName()}.avro`;
-  // The parent's manifests are listed again by every later snapshot: their records' bytes are kept.
-  const bytes = writeAvroFile(MANIFEST_FILE_SCHEMA, metadata, manifests as unknown as AvroValue[], {
-    records: true,
-  });
-  return { value: path, written: pending(ctx.files.write(path, bytes, REBUILDABLE)) };
+  const after = parentList && endsWith(manifests, parentList) ? listRecords.get(parentList) : undefined;
+  const own = after ? manifests.slice(0, manifests.length - parentList!.length) : manifests;
+  // A manifest is listed again by every later snapshot until a merge: its record's bytes are kept too.
+  const { file, records } = writeAvroFileAfter(
+    MANIFEST_FILE_SCHEMA,
+    metadata,
+    own as unknown as AvroValue[],
+    after,
+    { records: true },
+  );
+  listRecords.set(manifests, records);
+  return { value: path, written: pending(ctx.files.write(path, file, REBUILDABLE)) };
 }

@@ -71,9 +71,9 @@ export function withParquetFieldIdsIfDescribable(
  * arrive with the same Arrow schema object commit after commit, and building fields with metadata maps
  * was a tenth of what the metadata cost a small commit.
  */
-const withIds = new WeakMap<A.Schema, WeakMap<IcebergSchema, { schema: A.Schema; struct: A.Struct }>>();
+const withIds = new WeakMap<A.Schema, WeakMap<IcebergSchema, A.Schema>>();
 
-function schemaWithIds(arrow: A.Schema, iceberg: IcebergSchema): { schema: A.Schema; struct: A.Struct } {
+function schemaWithIds(arrow: A.Schema, iceberg: IcebergSchema): A.Schema {
   const byIceberg = getOrCreate(withIds, arrow, () => new WeakMap());
   return getOrCreate(byIceberg, iceberg, () => {
     const byName = new Map(iceberg.fields.map((f) => [f.name, f]));
@@ -81,21 +81,18 @@ function schemaWithIds(arrow: A.Schema, iceberg: IcebergSchema): { schema: A.Sch
       const described = byName.get(f.name);
       return described ? fieldWithIds(f, described) : f;
     });
-    return { schema: new A.Schema(fields, arrow.metadata), struct: new A.Struct(fields) };
+    return new A.Schema(fields, arrow.metadata);
   });
 }
 
-/** `table` with every column `schema` (one Iceberg schema version) names carrying its field id. */
+/**
+ * `table` with every column `schema` (one Iceberg schema version) names carrying its field id. Only the
+ * table's schema changes: its record batches are `table`'s own. Arrow's IPC writers (and so every Parquet
+ * path, parquet/parquet.ts) write the table's schema message once and then only the batches' buffers, and
+ * a batch's schema differs from the table's only in field metadata, which apache-arrow's schema comparison
+ * ignores. Rebuilding each batch under the new schema (apache-arrow's RecordBatch constructor merges
+ * schema metadata and re-checks every child's length) cost more than the rest of the ids' work.
+ */
 export function withIcebergFieldIds(table: A.Table, iceberg: IcebergSchema): A.Table {
-  const { schema, struct } = schemaWithIds(table.schema, iceberg);
-  return new A.Table(
-    schema,
-    table.batches.map(
-      (b) =>
-        new A.RecordBatch(
-          schema,
-          A.makeData({ type: struct, length: b.numRows, nullCount: 0, children: b.data.children }),
-        ),
-    ),
-  );
+  return new A.Table(schemaWithIds(table.schema, iceberg), table.batches);
 }

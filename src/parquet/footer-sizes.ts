@@ -61,23 +61,37 @@ class Reader {
     return s;
   }
 
-  /** Each field of a struct (id and wire type) to `field`, which reads or skips its value. */
-  struct(field: (id: number, type: number) => void): void {
-    let id = 0;
-    for (;;) {
-      const head = this.byte();
-      if (head === 0) return;
-      const delta = head >> 4;
-      id = delta === 0 ? this.zigzag() : id + delta;
-      field(id, head & 0x0f);
-    }
+  /** The id of the field whose header fieldType() read last. */
+  id = 0;
+  /** The element type of the list whose header listSize() read last. */
+  element = 0;
+
+  /**
+   * The next field of a struct whose previous field had id `last`: its wire type, with its id in `id`; 0 at
+   * the struct's end. Fields are walked by loops over this rather than a callback per struct: the footer
+   * of a small file has a few hundred fields, and a closure for each struct was most of reading it.
+   */
+  fieldType(last: number): number {
+    const head = this.byte();
+    if (head === 0) return 0;
+    const delta = head >> 4;
+    this.id = delta === 0 ? this.zigzag() : last + delta;
+    return head & 0x0f;
   }
 
-  /** A list's elements to `element`, which reads or skips each. */
-  list(element: (type: number) => void): void {
+  /** A list's size, with its element type in `element`. */
+  listSize(): number {
     const head = this.byte();
-    const size = head >> 4 === 15 ? this.varint() : head >> 4;
-    for (let i = 0; i < size; i++) element(head & 0x0f);
+    this.element = head & 0x0f;
+    return head >> 4 === 15 ? this.varint() : head >> 4;
+  }
+
+  skipStruct(): void {
+    let id = 0;
+    for (let type = this.fieldType(0); type !== 0; type = this.fieldType(id)) {
+      id = this.id;
+      this.skip(type);
+    }
   }
 
   skip(type: number): void {
@@ -102,13 +116,16 @@ class Reader {
         return;
       }
       case WIRE.LIST:
-      case WIRE.SET:
+      case WIRE.SET: {
         // A list's booleans are a byte each (in a struct, the field's type is its value).
-        this.list((t) => {
-          if (t === WIRE.TRUE || t === WIRE.FALSE) this.byte();
-          else this.skip(t);
-        });
+        const size = this.listSize();
+        const element = this.element;
+        for (let i = 0; i < size; i++) {
+          if (element === WIRE.TRUE || element === WIRE.FALSE) this.byte();
+          else this.skip(element);
+        }
         return;
+      }
       case WIRE.MAP: {
         const size = this.varint();
         if (size === 0) return;
@@ -120,7 +137,7 @@ class Reader {
         return;
       }
       case WIRE.STRUCT:
-        this.struct((_, t) => this.skip(t));
+        this.skipStruct();
         return;
       default:
         throw corrupt(`unknown Thrift type ${type}`);
@@ -146,27 +163,61 @@ export function columnSizes(file: Uint8Array): Map<string, number> {
   if (start < 4) throw corrupt(`a ${length}-byte footer does not fit a ${file.length}-byte file`);
   const r = new Reader(file, start, file.length - 8);
   const sizes = new Map<string, number>();
-  const columnMeta = () => {
-    let column: string | undefined;
-    let size = 0;
-    r.struct((id, type) => {
-      if (id === 3 && type === WIRE.LIST)
-        r.list((t) => {
-          if (column === undefined)
-            column = r.string(); // the top-level name: path_in_schema[0]
-          else r.skip(t);
-        });
-      else if (id === 7 && type === WIRE.I64) size = r.zigzag();
-      else r.skip(type);
-    });
-    if (column !== undefined) sizes.set(column, (sizes.get(column) ?? 0) + size);
-  };
-  const rowGroup = () =>
-    r.struct((id, type) => {
-      if (id === 1 && type === WIRE.LIST)
-        r.list(() => r.struct((cid, ct) => (cid === 3 && ct === WIRE.STRUCT ? columnMeta() : r.skip(ct))));
-      else r.skip(type);
-    });
-  r.struct((id, type) => (id === 4 && type === WIRE.LIST ? r.list(rowGroup) : r.skip(type)));
+  // FileMetaData: row_groups (4) is a list of RowGroup.
+  let id = 0;
+  for (let type = r.fieldType(0); type !== 0; type = r.fieldType(id)) {
+    id = r.id;
+    if (id === 4 && type === WIRE.LIST) eachStruct(r, () => rowGroup(r, sizes));
+    else r.skip(type);
+  }
   return sizes;
+}
+
+/** Each element of a list of structs to `read` (which reads it whole); other elements are skipped. */
+function eachStruct(r: Reader, read: () => void): void {
+  const size = r.listSize();
+  const element = r.element;
+  for (let i = 0; i < size; i++) {
+    if (element === WIRE.STRUCT) read();
+    else r.skip(element);
+  }
+}
+
+/** RowGroup: columns (1) is a list of ColumnChunk, whose meta_data (3) is a ColumnMetaData. */
+function rowGroup(r: Reader, sizes: Map<string, number>): void {
+  let id = 0;
+  for (let type = r.fieldType(0); type !== 0; type = r.fieldType(id)) {
+    id = r.id;
+    if (id === 1 && type === WIRE.LIST) eachStruct(r, () => columnChunk(r, sizes));
+    else r.skip(type);
+  }
+}
+
+function columnChunk(r: Reader, sizes: Map<string, number>): void {
+  let id = 0;
+  for (let type = r.fieldType(0); type !== 0; type = r.fieldType(id)) {
+    id = r.id;
+    if (id === 3 && type === WIRE.STRUCT) columnMeta(r, sizes);
+    else r.skip(type);
+  }
+}
+
+/** ColumnMetaData: path_in_schema (3), whose first name is the top-level column's; total_compressed_size (7). */
+function columnMeta(r: Reader, sizes: Map<string, number>): void {
+  let column: string | undefined;
+  let size = 0;
+  let id = 0;
+  for (let type = r.fieldType(0); type !== 0; type = r.fieldType(id)) {
+    id = r.id;
+    if (id === 3 && type === WIRE.LIST) {
+      const n = r.listSize();
+      const element = r.element;
+      for (let i = 0; i < n; i++) {
+        if (i === 0 && element === WIRE.BINARY) column = r.string();
+        else r.skip(element);
+      }
+    } else if (id === 7 && type === WIRE.I64) size = r.zigzag();
+    else r.skip(type);
+  }
+  if (column !== undefined) sizes.set(column, (sizes.get(column) ?? 0) + size);
 }

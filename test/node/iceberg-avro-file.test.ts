@@ -5,7 +5,13 @@
 import { describe, expect, it } from "vitest";
 import type { AvroValue } from "../../src/iceberg/avro-datum.js";
 import { readAvroFile, writeAvroFile } from "../../src/iceberg/avro-file.js";
-import { MANIFEST_ENTRY_SCHEMA, MANIFEST_FILE_SCHEMA } from "../../src/iceberg/manifest-schemas.js";
+import {
+  MANIFEST_ENTRY_SCHEMA,
+  MANIFEST_FILE_SCHEMA,
+  type ManifestFile,
+} from "../../src/iceberg/manifest-schemas.js";
+import { type SnapshotFiles, writeManifestList } from "../../src/iceberg/manifests.js";
+import type { FileStore } from "../../src/storage/types.js";
 
 function manifestFile(n: number) {
   return {
@@ -87,5 +93,46 @@ describe("Iceberg Avro files", () => {
     expect(
       readAvroFile(writeAvroFile(MANIFEST_ENTRY_SCHEMA, { content: "data" }, good), "c").records,
     ).toEqual(good);
+  });
+
+  it("a manifest list that repeats its parent's list copies the parent's records: the same bytes as encoding them all", async () => {
+    const written = new Map<string, Uint8Array>();
+    const files = {
+      write: async (path: string, bytes: Uint8Array) => {
+        written.set(path, bytes.slice());
+      },
+    } as unknown as FileStore;
+    const ctx = { files, folder: "m", uri: (p: string) => `file:///t/${p}` } as unknown as SnapshotFiles;
+    const bytesOf = async (list: { value: string; written: Promise<void> }) => {
+      await list.written;
+      return written.get(list.value)!;
+    };
+    // A chain of appends, each listing its own manifest before its parent's (as export.ts does), with a
+    // merge in between (the list then keeps only some of its parent's manifests) and a list read back from
+    // a file (an array this process never wrote: nothing to copy from).
+    let parent: ManifestFile[] = [];
+    for (let n = 1; n <= 40; n++) {
+      const own = manifestFile(n) as ManifestFile;
+      const manifests = n === 20 ? [own, ...parent.filter((_, i) => i % 2 === 0)] : [own, ...parent];
+      const reused = await bytesOf(writeManifestList(ctx, n, n - 1, manifests, parent));
+      const fresh = await bytesOf(writeManifestList(ctx, n, n - 1, [...manifests]));
+      expect(reused, `list ${n}`).toEqual(fresh);
+      const back = readAvroFile(reused, `list ${n}`);
+      expect(back.records).toEqual(manifests);
+      expect(back.metadata["parent-snapshot-id"]).toBe(String(n - 1));
+      parent =
+        n === 30 ? (readAvroFile(reused, "read back").records as unknown as ManifestFile[]) : manifests;
+    }
+    // A list whose new manifest does not fit the schema is refused, and the next list is whole.
+    const bad = { ...manifestFile(41), added_files_count: "one" } as unknown as ManifestFile;
+    expect(() => writeManifestList(ctx, 41, 40, [bad, ...parent], parent)).toThrowError(
+      expect.objectContaining({
+        code: "INVALID_ARGUMENT",
+        message: "Avro datum manifest_file[0].added_files_count: expected an int",
+      }),
+    );
+    const next = [manifestFile(41) as ManifestFile, ...parent];
+    const after = readAvroFile(await bytesOf(writeManifestList(ctx, 41, 40, next, parent)), "41");
+    expect(after.records).toEqual(next);
   });
 });
