@@ -308,6 +308,50 @@ describe("live stream outbox, Node", () => {
     ]);
   }, 30_000);
 
+  it("a resumed backlog is posted in outbox order while several are in flight, even when an older batch's file is slower to read", async () => {
+    const root = await tempRoot("order");
+    const first = switchable();
+    const a = createLiveStream({
+      transport: first.transport,
+      outbox: nodeStorage({ root }),
+      name: "order",
+      maxBatchPoints: 50,
+      backoffMs: 5,
+      maxBackoffMs: 20,
+    });
+    streams.push(a);
+    const stored: string[] = [];
+    a.addEventListener("stored", (e) => stored.push((e as CustomEvent).detail.id));
+    await produce(a, 6, 1, 50);
+    await until("6 stored batches", () => stored.length === 6);
+    await a.abort();
+
+    // Every other batch's file takes 60 ms to read: reads finish out of order, requests must not.
+    const storage = nodeStorage({ root });
+    const slow = new Set(stored.filter((_, i) => i % 2 === 0));
+    const files = new Proxy(storage.files, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target);
+        if (prop !== "read") return typeof value === "function" ? value.bind(target) : value;
+        return async (path: string) => {
+          if ([...slow].some((id) => path.includes(id))) await new Promise((r) => setTimeout(r, 60));
+          return target.read(path);
+        };
+      },
+    });
+    const second = switchable();
+    second.down.value = false;
+    const b = createLiveStream({
+      transport: second.transport,
+      outbox: { ...storage, files, catalog: storage.catalog },
+      name: "order",
+      maxInFlight: 4,
+    });
+    streams.push(b);
+    await b.close();
+    expect(second.sent.map((s) => s.id)).toEqual(stored);
+  }, 30_000);
+
   it('codec "null": the outbox keeps uncompressed Avro streams that Apache Avro reads, and sends them whole', async () => {
     const root = await tempRoot("null-codec");
     const link = switchable();

@@ -71,6 +71,8 @@ export class OutboxSender {
   #delay: number;
   /** Posted and not yet answered, oldest first (at most maxInFlight: their batches are not chosen again). */
   readonly #flights: Flight[] = [];
+  /** Resolves once the newest flight's request is on the wire (or that flight ended): the next one's turn. */
+  #lastOnWire: Promise<void> = Promise.resolve();
   /** Batches whose request is on the wire (drop-oldest leaves them alone). */
   readonly #inFlight = new Set<string>();
   /** A send failed: no new flight starts until those already posted are answered and the backoff is over. */
@@ -239,7 +241,14 @@ export class OutboxSender {
 
   #post(batch: OutboxBatch, signal: AbortSignal): void {
     const flight: Flight = { batch, outcome: undefined!, settled: undefined };
-    flight.outcome = this.#attempt(batch, signal).then((o) => (flight.settled = o));
+    const turn = this.#lastOnWire;
+    let onWire!: () => void;
+    this.#lastOnWire = new Promise<void>((resolve) => {
+      onWire = resolve;
+    });
+    flight.outcome = this.#attempt(batch, signal, turn, onWire)
+      .finally(onWire)
+      .then((o) => (flight.settled = o));
     this.#flights.push(flight);
   }
 
@@ -273,8 +282,17 @@ export class OutboxSender {
     }
   }
 
-  /** One send of `batch`; never throws (a storage failure reading it back is a retry). */
-  async #attempt(batch: OutboxBatch, signal: AbortSignal): Promise<Outcome> {
+  /**
+   * One send of `batch`; never throws (a storage failure reading it back is a retry). Its bytes are read
+   * while earlier flights are still being read, but its request waits for `turn` — the previous flight's
+   * request is on the wire, or that flight ended — so requests go out in outbox order.
+   */
+  async #attempt(
+    batch: OutboxBatch,
+    signal: AbortSignal,
+    turn: Promise<void>,
+    onWire: () => void,
+  ): Promise<Outcome> {
     let bytes: Uint8Array | undefined;
     try {
       bytes = this.#cache.get(batch.id) ?? (await this.#outbox.read(batch));
@@ -292,13 +310,16 @@ export class OutboxSender {
     } catch (err) {
       return { kind: "failed", error: err };
     }
+    await turn;
     while (this.#paused) await this.#paused;
     // Dropped since it was chosen (the state this instance holds knows its own commits at once).
     if (signal.aborted || !this.#outbox.peek().batches.some((b) => b.id === batch.id))
       return { kind: "skipped" };
     this.#inFlight.add(batch.id);
     try {
-      await this.#transport({ id: batch.id, bytes, points: batch.points }, signal);
+      const request = this.#transport({ id: batch.id, bytes, points: batch.points }, signal);
+      onWire();
+      await request;
       return { kind: "sent" };
     } catch (err) {
       if (signal.aborted) return { kind: "skipped" };
