@@ -1,9 +1,9 @@
-// Catalog entries staged in files made ahead of time. Creating a file and fdatasyncing it makes ext4 (and
-// most filesystems) commit a journal transaction for the new inode, its size and its blocks: ~0.4–0.9 ms on
-// this project's disks, on every commit. Overwriting blocks that are already allocated, written and synced
-// only flushes those blocks (~0.2–0.3 ms). So the pool makes files of spaces in the background, a batch at
-// a time (their syncs share journal commits), and a commit writes its entry over the start of one and
-// fdatasyncs it. The spaces after the entry are JSON whitespace, which readers trim.
+// Catalog entries staged in files made ahead of time. fdatasync of a new file must also write its inode
+// (size, blocks) and, on a journalled filesystem, commit a journal transaction: 0.4–0.9 ms on this
+// project's VMs (ext4), on every commit. Overwriting blocks that are already allocated, written and synced
+// only flushes those blocks (0.2–0.3 ms). So the pool makes files of spaces in the background, a batch at
+// a time, and a commit writes its entry over the start of one and fdatasyncs it. The spaces after the
+// entry are JSON whitespace, which readers trim.
 //
 // Files come in whole 4 KiB blocks, one size class per block count: an entry takes the smallest that holds
 // it, so it occupies the same blocks on disk as a file of its own size would. A class is filled once an
