@@ -3,18 +3,12 @@
 // table's schema, not the batches'. Each path of encodeParquet is taken here (parquet-wasm's small-table
 // stream, apache-arrow's stream writer, the sliced stream for large tables, the flat uncompressed writer),
 // and DuckDB reads the ids back; the rows stay the same; a nested list keeps its element id.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import * as A from "apache-arrow";
-import { DuckDBInstance } from "@duckdb/node-api";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { withIcebergFieldIds } from "../../src/iceberg/parquet-field-ids.js";
 import type { IcebergSchema } from "../../src/iceberg/schema.js";
 import { decodeParquet, encodeParquet } from "../../src/parquet/parquet.js";
-
-const dir = await mkdtemp(join(tmpdir(), "ava-iceberg-field-ids-"));
-afterAll(() => rm(dir, { recursive: true, force: true }));
+import { parquetSchema } from "./fixtures/duckdb-parquet-schema.js";
 
 const iceberg: IcebergSchema = {
   type: "struct",
@@ -53,24 +47,8 @@ function table(rows: number, batchRows: number, withTags: boolean): A.Table {
   return batches.reduce((a, b) => a.concat(b));
 }
 
-let files = 0;
 async function fieldIds(bytes: Uint8Array): Promise<Record<string, number | null>> {
-  const path = join(dir, `f${files++}.parquet`);
-  await writeFile(path, bytes);
-  const db = await DuckDBInstance.create(":memory:", {
-    autoinstall_known_extensions: "false",
-    autoload_known_extensions: "false",
-  });
-  const conn = await db.connect();
-  try {
-    const rows = (
-      await conn.runAndReadAll(`SELECT name, field_id::INTEGER AS field_id FROM parquet_schema('${path}')`)
-    ).getRowObjects() as { name: string; field_id: number | null }[];
-    return Object.fromEntries(rows.map((r) => [r.name, r.field_id]));
-  } finally {
-    conn.closeSync();
-    db.closeSync();
-  }
+  return Object.fromEntries((await parquetSchema(bytes)).map((e) => [e.name, e.field_id]));
 }
 
 describe("withIcebergFieldIds", () => {

@@ -85,6 +85,30 @@ function switchable() {
   return { down, sent, transport };
 }
 
+/**
+ * A stream on a nodeStorage outbox under `root` whose network is down stores `rounds` batches (one a round, of
+ * `channels` x `perRound` points) and is aborted, as a process that ends with unsent batches: their ids in
+ * outbox order, and its last status.
+ */
+async function leftInOutbox(root: string, name: string, rounds: number, channels: number, perRound: number) {
+  const down = switchable();
+  const a = createLiveStream({
+    transport: down.transport,
+    outbox: nodeStorage({ root }),
+    name,
+    maxBatchPoints: channels * perRound,
+    backoffMs: 5,
+    maxBackoffMs: 20,
+  });
+  streams.push(a);
+  const stored: string[] = [];
+  a.addEventListener("stored", (e) => stored.push((e as CustomEvent).detail.id));
+  await produce(a, rounds, channels, perRound);
+  await until(`${rounds} stored batches`, () => stored.length === rounds);
+  await a.abort();
+  return { stored, status: a.status() };
+}
+
 describe("live stream outbox, Node", () => {
   // With several batches in flight a fault may hit a request posted behind a failed one, whose answer is not
   // used (that batch is posted again): fewer failures are counted as retries, and every one still happens.
@@ -243,22 +267,8 @@ describe("live stream outbox, Node", () => {
 
   it("a new stream on the same outbox and name resends what was left, oldest first; the files are Avro streams Apache Avro reads", async () => {
     const root = await tempRoot("resume");
-    const first = switchable();
-    const a = createLiveStream({
-      transport: first.transport,
-      outbox: nodeStorage({ root }),
-      name: "resume",
-      maxBatchPoints: 300,
-      backoffMs: 5,
-      maxBackoffMs: 20,
-    });
-    streams.push(a);
-    const stored: string[] = [];
-    a.addEventListener("stored", (e) => stored.push((e as CustomEvent).detail.id));
-    await produce(a, 5, 3, 100);
-    await until("5 stored batches", () => stored.length === 5);
-    await a.abort(); // the process "ends" with five unsent batches
-    expect(a.status()).toMatchObject({ batchesInOutbox: 5, pointsInOutbox: 1500, batchesSent: 0 });
+    const { stored, status } = await leftInOutbox(root, "resume", 5, 3, 100);
+    expect(status).toMatchObject({ batchesInOutbox: 5, pointsInOutbox: 1500, batchesSent: 0 });
 
     // the outbox's files, read by Apache Avro (Python)
     const storage = nodeStorage({ root });
@@ -310,21 +320,7 @@ describe("live stream outbox, Node", () => {
 
   it("a resumed backlog is posted in outbox order while several are in flight, even when an older batch's file is slower to read", async () => {
     const root = await tempRoot("order");
-    const first = switchable();
-    const a = createLiveStream({
-      transport: first.transport,
-      outbox: nodeStorage({ root }),
-      name: "order",
-      maxBatchPoints: 50,
-      backoffMs: 5,
-      maxBackoffMs: 20,
-    });
-    streams.push(a);
-    const stored: string[] = [];
-    a.addEventListener("stored", (e) => stored.push((e as CustomEvent).detail.id));
-    await produce(a, 6, 1, 50);
-    await until("6 stored batches", () => stored.length === 6);
-    await a.abort();
+    const { stored } = await leftInOutbox(root, "order", 6, 1, 50);
 
     // Every other batch's file takes 60 ms to read: reads finish out of order, requests must not.
     const storage = nodeStorage({ root });

@@ -2,16 +2,12 @@
 // schema element's field_id, as parquet-wasm does: Iceberg readers find columns by these ids. Read back by
 // native DuckDB's parquet_schema() (the Parquet schema itself, not the Arrow schema in the footer) and by
 // parquet-wasm.
-import { writeFile } from "node:fs/promises";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { DuckDBInstance } from "@duckdb/node-api";
 import * as A from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { isFlatWritable, writeFlatParquet } from "../../src/parquet/flat-writer.js";
 import { decodeParquet } from "../../src/parquet/parquet.js";
 import { expectAvaError } from "../shared/fixtures.js";
+import { parquetSchema } from "./fixtures/duckdb-parquet-schema.js";
 
 const id = (n: string) => new Map([["PARQUET:field_id", n]]);
 
@@ -30,24 +26,6 @@ function table(fields: A.Field[]): A.Table {
     schema,
     new A.RecordBatch(schema, A.makeData({ type: new A.Struct(fields), length: n, nullCount: 0, children })),
   );
-}
-
-async function parquetSchema(bytes: Uint8Array): Promise<{ name: string; field_id: number | null }[]> {
-  const path = join(await mkdtemp(join(tmpdir(), "ava-flat-ids-")), "f.parquet");
-  await writeFile(path, bytes);
-  const db = await DuckDBInstance.create(":memory:", {
-    autoinstall_known_extensions: "false",
-    autoload_known_extensions: "false",
-  });
-  const conn = await db.connect();
-  try {
-    return (
-      await conn.runAndReadAll(`SELECT name, field_id::INTEGER AS field_id FROM parquet_schema('${path}')`)
-    ).getRowObjects() as { name: string; field_id: number | null }[];
-  } finally {
-    conn.closeSync();
-    db.closeSync();
-  }
 }
 
 describe("flat Parquet writer, field ids", () => {
