@@ -11,7 +11,12 @@ await report(async () => {
       const query = new URLSearchParams(location.search);
       const number = (k: string) => (query.has(k) ? { [k]: Number(query.get(k)) } : {});
       const only = query.get("only");
-      worker.postMessage({ ...number("commits"), ...number("variants"), ...(only ? { only } : {}) });
+      worker.postMessage({
+        ...number("commits"),
+        ...number("variants"),
+        ...number("rounds"),
+        ...(only ? { only } : {}),
+      });
     });
   } finally {
     worker.terminate();
