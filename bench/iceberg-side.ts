@@ -3,9 +3,17 @@
 // side lets each side's CPU time (process.cpuUsage) hold exactly its own work — a background export runs
 // whenever its timer fires, which in one shared process could land in the other side's measurement.
 // argv: "plain" | "background" | "synchronous", fsync "on" | "off", warm-up commits, commits per block,
-// snapshots retention keeps (0: every one; else both sides expire the older ones after each block).
-import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+// snapshots retention keeps (0: every one; else both sides expire the older ones after each block), and the
+// folder to make the tables in, which the bench deletes once every round has run.
+//
+// No table folder is deleted here, the warm-up's included: on a file system like this VM's (ext4 without a
+// journal), creating a file skips every inode freed in the last ~30 s (ext4's recently_deleted(), which
+// reads each one's inode), so deleting the warm-up's thousands of files right before the measured commits
+// made each file they create cost several times more for the whole run — and the Iceberg side, which
+// creates twice the files per commit and whose warm-up deleted three times as many, the most (perf: ext4's
+// inode search was the top of the Iceberg side's profile). An app does not delete thousands of files just
+// before committing; what a side deletes while measured (its own metadata versions) still counts.
+import { mkdtemp, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import * as ava from "../src/index.js";
 import { nodeStorage } from "../src/node.js";
@@ -35,7 +43,7 @@ export type SideReport =
       metadataFiles: number;
     };
 
-const [mode, fsyncArg, warmupArg, blockArg, retainArg] = process.argv.slice(2);
+const [mode, fsyncArg, warmupArg, blockArg, retainArg, folderArg] = process.argv.slice(2);
 const fsync = fsyncArg === "on";
 const BLOCK = Number(blockArg);
 const RETAIN = Number(retainArg ?? 0);
@@ -45,7 +53,7 @@ if (process.env.AVA_BENCH_ICEBERG_MIN_DELAY_MS)
   backgroundDelay.minMs = Number(process.env.AVA_BENCH_ICEBERG_MIN_DELAY_MS);
 
 async function open() {
-  const root = await mkdtemp(join(tmpdir(), "ava-bench-iceberg-"));
+  const root = await mkdtemp(join(folderArg!, "side-"));
   // `iceberg: true` is background metadata (the default); synchronous is asked for.
   const iceberg = mode === "plain" ? false : mode === "background" ? true : { background: false };
   const def = ava.defineNamespace({
@@ -71,8 +79,7 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 // The same work unmeasured first: a process's first few hundred commits are JIT warm-up.
 const warm = await open();
 for (let i = 0; i < Number(warmupArg); i++) await warm.ns.points.append(rows);
-await settle(warm.ns);
-await rm(warm.root, { recursive: true, force: true });
+await settle(warm.ns); // its folder stays until the bench ends (see the top)
 
 const { ns, root } = await open();
 const send = (report: SideReport) => process.send!(report);
@@ -107,7 +114,6 @@ process.once("message", async ({ commits }: SideRequest) => {
     versions = newest; // the folder keeps the last 101 only
     jsonBytes = (await stat(join(folder, `v${newest}.metadata.json`))).size;
   }
-  await rm(root, { recursive: true, force: true });
   send({ op: "done", latencies, wallMs, cpuMs: used, blockCpuMs, versions, jsonBytes, metadataFiles });
   process.disconnect();
 });
