@@ -238,12 +238,10 @@ async function exportOnce(
     lists.set(sequence, records);
     return records;
   };
-  // A store that can rewrite the hint in place (Node) does so once the new version exists. Elsewhere the
-  // stale hint goes while the manifests are written (FileStore files are write-once, so it is replaced by
-  // deleting it first); readers meanwhile find the newest version by listing, as the spec lets them.
+  // The stale hint goes while the manifests are written (FileStore files are write-once, so it is replaced
+  // by deleting it first); readers meanwhile find the newest version by listing, as the spec lets them.
   const hint = `${folder}/version-hint.text`;
-  const rewrite = storage.files.rewrite?.bind(storage.files);
-  const staleHint = rewrite ? Promise.resolve() : storage.files.delete(hint).catch(() => {});
+  const staleHint = storage.files.delete(hint).catch(() => {});
   const writes: Promise<void>[] = [];
   const parquet = inlineWriter(
     storage,
@@ -342,12 +340,11 @@ async function exportOnce(
   // is written in place, not whole (a temporary file linked into place): it was deleted above, and while
   // its one write is under way a reader finds it empty, which readers treat as missing (icebird, Iceberg's
   // HadoopTableOperations) — so the link and the temporary file's deletion, two of the few file-system
-  // operations a version costs, bought nothing. Rewritten (Node), it is not even deleted (see rewrite()).
+  // operations a version costs, bought nothing.
   await staleHint;
-  const hintBytes = new TextEncoder().encode(String(version));
-  await (rewrite ? rewrite(hint, hintBytes) : storage.files.write(hint, hintBytes, { durable: false })).catch(
-    () => {},
-  );
+  await storage.files
+    .write(hint, new TextEncoder().encode(String(version)), { durable: false })
+    .catch(() => {});
   // Versions the new one's metadata-log no longer names go, as Iceberg's write.metadata.delete-after-commit
   // does: each lists every kept snapshot, so keeping them all made the folder grow with the square of the
   // history (hundreds of MB after a few thousand commits). Best effort: a leftover is only disk.

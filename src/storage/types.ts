@@ -51,12 +51,6 @@ export interface FileStore {
   delete(path: string): Promise<void>;
   /** The file's absolute path on the local filesystem, for stores whose files are plain files (Node). */
   localPath?(path: string): string;
-  /**
-   * Replaces a small file that holds one changing value (Iceberg's version hint), creating it if missing.
-   * Exempt from write-once, as the hint's delete-then-write is; not durable. A store whose files can be
-   * written over in place (Node) has it; elsewhere callers delete and write.
-   */
-  rewrite?(path: string, bytes: Uint8Array): Promise<void>;
 }
 
 /** Metadata with atomic, optimistically concurrent commits. */

@@ -1,15 +1,6 @@
 // Data files on the Node filesystem under `root`. Files are written once (flag "wx"); a writer killed
 // mid-write leaves a partial file that no commit references, which vacuum() removes.
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  linkSync,
-  openSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { linkSync, unlinkSync, writeFileSync } from "node:fs";
 import { link, mkdir, open, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import type { FileInfo, FileStore, WriteOptions } from "../types.js";
@@ -21,9 +12,6 @@ import { checkRealFolder, insideRoot, ioError, writeNewFile } from "./paths.js";
  * on every commit (`durable: false`) cost more than the commit itself. Those are written synchronously.
  */
 const SYNC_WRITE_MAX = 1 << 20;
-
-/** O_NOFOLLOW where the platform has it (not on Windows, where `rewrite` deletes and writes). */
-const NO_FOLLOW: number | undefined = constants.O_NOFOLLOW;
 
 /** Temporary names of `whole` writes: unique in this process (the pid tells processes apart). */
 let partials = 0;
@@ -85,40 +73,6 @@ export class NodeFileStore implements FileStore {
     } finally {
       await unlink(partial);
     }
-  }
-
-  /**
-   * A file that exists with the new bytes' length (a version hint of as many digits as the last) is written
-   * over in place: no inode is freed and none allocated. On ext4 without a journal, each allocation reads
-   * past every inode freed in the last ~30 s (so that a crash cannot mix an old file's blocks into a new
-   * one), and a hint deleted and created per metadata version made every later file creation dearer — the
-   * manifests each commit writes above all. The file never goes missing either (a deleted hint did while
-   * its export ran). One write of a few bytes within one page: a reader racing it sees the old bytes or the
-   * new, bar a mix of both that Linux's page cache does not strictly rule out; the hint is only a hint
-   * (readers check the version it names exists, or list). Anything else (missing, another length, a
-   * folder not checked yet): deleted and written anew. The final name is opened without following a
-   * symbolic link, as write-once creation does not follow one either.
-   */
-  async rewrite(path: string, bytes: Uint8Array): Promise<void> {
-    const full = insideRoot(this.root, path);
-    if (this.#folders.has(dirname(full)) && NO_FOLLOW !== undefined)
-      try {
-        const fd = openSync(full, constants.O_WRONLY | NO_FOLLOW);
-        try {
-          if (fstatSync(fd).size === bytes.length) {
-            writeSync(fd, bytes, 0, bytes.length, 0);
-            return;
-          }
-        } finally {
-          closeSync(fd);
-        }
-      } catch (err) {
-        // ELOOP: a symbolic link in the file's place, which is replaced (the link, not its target).
-        const code = (err as { code?: string }).code;
-        if (code !== "ENOENT" && code !== "ELOOP") throw ioError(err, `rewriting ${path}`);
-      }
-    await this.delete(path);
-    await this.write(path, bytes, { durable: false });
   }
 
   async read(path: string): Promise<Uint8Array> {
