@@ -22,6 +22,11 @@
 // running maintain() with a retention does), so the metadata lists at most N + a block of snapshots and
 // expired snapshots' metadata files are deleted: what an export costs with a bounded history.
 // AVA_BENCH_ICEBERG_MIN_DELAY_MS sets a background export's shortest wait (default 50 ms, iceberg/lanes.ts).
+// Noise on this VM: its ext4 has no journal, so creating a file reads past every inode freed in the last
+// ~30 s by any process (recently_deleted()); a create cost 30–400 µs CPU as other jobs deleted files, and
+// the Iceberg side creates two files per commit more than the plain side (a manifest and a manifest list,
+// the least a snapshot can have). perf put that inode search at about half of the Iceberg side's extra CPU:
+// expect rounds to spread by ±0.2× when the machine is shared, and compare interleaved runs only.
 // Every side makes its tables in one folder of the run, deleted only after the last round (see
 // bench/iceberg-side.ts: deleting files right before measured commits made their file creations dearer).
 import { fork } from "node:child_process";
