@@ -22,7 +22,16 @@
 // running maintain() with a retention does), so the metadata lists at most N + a block of snapshots and
 // expired snapshots' metadata files are deleted: what an export costs with a bounded history.
 // AVA_BENCH_ICEBERG_MIN_DELAY_MS sets a background export's shortest wait (default 50 ms, iceberg/lanes.ts).
+// Noise on this VM: its ext4 has no journal, so creating a file reads past every inode freed in the last
+// ~30 s by any process (recently_deleted()); a create cost 30–400 µs CPU as other jobs deleted files, and
+// the Iceberg side creates two files per commit more than the plain side (a manifest and a manifest list,
+// the least a snapshot can have). perf put that inode search at about half of the Iceberg side's extra CPU:
+// expect rounds to spread by ±0.2× when the machine is shared, and compare interleaved runs only.
+// Every side makes its tables in one folder of the run, deleted only after the last round (see
+// bench/iceberg-side.ts: deleting files right before measured commits made their file creations dearer).
 import { fork } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SideReport, SideRequest } from "./iceberg-side.js";
 import { median, printTable } from "./lib.js";
@@ -44,10 +53,10 @@ interface Round {
 type Done = Extract<SideReport, { op: "done" }>;
 
 /** A side's process (bench/iceberg-side.ts), warmed up; `run` gives its report. */
-async function startSide(mode: "plain" | "background" | "synchronous", fsync: boolean) {
+async function startSide(mode: "plain" | "background" | "synchronous", fsync: boolean, folder: string) {
   const child = fork(
     join(import.meta.dirname, "iceberg-side.ts"),
-    [mode, fsync ? "on" : "off", String(WARMUP), String(BLOCK), String(RETAIN)],
+    [mode, fsync ? "on" : "off", String(WARMUP), String(BLOCK), String(RETAIN), folder],
     { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] },
   );
   const reports: SideReport[] = [];
@@ -84,10 +93,10 @@ async function startSide(mode: "plain" | "background" | "synchronous", fsync: bo
  * `COMMITS` commits on each side, both sides at once: each in its own process, so each one's CPU time is
  * its own work wherever its background exports fall, and machine noise hits both alike.
  */
-async function compare(fsync: boolean, background: boolean): Promise<Round> {
+async function compare(fsync: boolean, background: boolean, folder: string): Promise<Round> {
   const sides = await Promise.all([
-    startSide("plain", fsync),
-    startSide(background ? "background" : "synchronous", fsync),
+    startSide("plain", fsync, folder),
+    startSide(background ? "background" : "synchronous", fsync, folder),
   ]);
   const [plain, iceberg] = await Promise.all(sides.map((s) => s.run(COMMITS)));
   return { plain: plain!, iceberg: iceberg!, versions: iceberg!.versions, jsonBytes: iceberg!.jsonBytes };
@@ -116,8 +125,13 @@ export async function benchIceberg(): Promise<void> {
     .filter((m) => !onlyFsync || onlyFsync === (m.fsync ? "on" : "off"));
   // Rounds go through every mode before the next round, so a stretch of machine noise hits them alike.
   const rounds = new Map(modes.map((m) => [m, [] as Round[]]));
-  for (let r = 0; r < ROUNDS; r++)
-    for (const m of modes) rounds.get(m)!.push(await compare(m.fsync, m.background));
+  const folder = await mkdtemp(join(tmpdir(), "ava-bench-iceberg-"));
+  try {
+    for (let r = 0; r < ROUNDS; r++)
+      for (const m of modes) rounds.get(m)!.push(await compare(m.fsync, m.background, folder));
+  } finally {
+    await rm(folder, { recursive: true, force: true, maxRetries: 3 });
+  }
   const rows = [];
   for (const m of modes) {
     const runs = rounds.get(m)!;
