@@ -9,8 +9,8 @@ import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as ava from "../src/index.js";
-import { nodeStorage } from "../src/node.js";
-import { makeBatch, schema } from "./data.js";
+import { makeBatch } from "./data.js";
+import { openBenchTable } from "./iceberg-table.js";
 
 const mode = process.argv[2] ?? "background";
 const out = process.argv[3];
@@ -19,25 +19,14 @@ const COMMITS = Number(process.env.AVA_PROFILE_COMMITS ?? 1000);
 const fsync = process.env.AVA_PROFILE_FSYNC !== "0";
 const rows = makeBatch(0, 10);
 
-async function open() {
-  const root = await mkdtemp(join(tmpdir(), "ava-iceberg-profile-"));
-  const iceberg = mode === "plain" ? false : mode === "background" ? true : { background: false };
-  const def = ava.defineNamespace({
-    name: "bench",
-    tables: { points: ava.table({ schema, iceberg, inline: false }) },
-  });
-  const ns = await def.open({ storage: nodeStorage({ root, fsync }) });
-  await ns.push();
-  return { ns, root };
-}
-
-/** Tables are deleted at the end only: deleting files right before measured commits makes their file
- * creations dearer (see bench/iceberg-side.ts). */
-const roots: string[] = [];
+/** Every table of the run is made in one folder, deleted at the end. */
+const folder = await mkdtemp(join(tmpdir(), "ava-iceberg-profile-"));
+const open = () => openBenchTable(mode, fsync, folder);
 
 async function commits(n: number) {
-  const { ns, root } = await open();
-  roots.push(root);
+  // Deleted at the end only: deleting files right before measured commits makes their file creations
+  // dearer (see bench/iceberg-side.ts).
+  const { ns } = await open();
   for (let i = 0; i < n; i++) await ns.points.append(rows);
   if (mode !== "plain") await ava.exportIceberg(ns.storage, "bench", "points");
 }
@@ -63,4 +52,4 @@ console.log(
   `${mode}, fsync ${fsync ? "on" : "off"}: ${COMMITS} commits, CPU ${((used.user + used.system) / 1000 / COMMITS).toFixed(3)} ms ` +
     `(user ${(used.user / 1000 / COMMITS).toFixed(3)}, system ${(used.system / 1000 / COMMITS).toFixed(3)}) and wall ${(wall / COMMITS).toFixed(3)} ms per commit`,
 );
-for (const root of roots) await rm(root, { recursive: true, force: true });
+await rm(folder, { recursive: true, force: true });

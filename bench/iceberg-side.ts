@@ -14,13 +14,13 @@
 // 1.6–1.9 and 2.9–3.6. Both sides gain, so the ratio moves within the noise; the absolute costs are what an
 // app that does not delete thousands of files before committing sees. What a side deletes while measured
 // (its own metadata versions) still counts.
-import { mkdtemp, readdir, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import * as ava from "../src/index.js";
-import { nodeStorage } from "../src/node.js";
 import { backgroundDelay } from "../src/iceberg/lanes.js";
 import { expireTable } from "../src/table/expire.js";
-import { makeBatch, schema } from "./data.js";
+import { makeBatch } from "./data.js";
+import { openBenchTable } from "./iceberg-table.js";
 
 /** Asks for that many commits, in blocks, then for the metadata made current. */
 export interface SideRequest {
@@ -53,19 +53,7 @@ const rows = makeBatch(0, 10);
 if (process.env.AVA_BENCH_ICEBERG_MIN_DELAY_MS)
   backgroundDelay.minMs = Number(process.env.AVA_BENCH_ICEBERG_MIN_DELAY_MS);
 
-async function open() {
-  const root = await mkdtemp(join(folderArg!, "side-"));
-  // `iceberg: true` is background metadata (the default); synchronous is asked for.
-  const iceberg = mode === "plain" ? false : mode === "background" ? true : { background: false };
-  const def = ava.defineNamespace({
-    name: "bench",
-    // Both sides write a data file per commit (Iceberg tables do not inline): the ratio is the metadata's cost.
-    tables: { points: ava.table({ schema, iceberg, inline: false }) },
-  });
-  const ns = await def.open({ storage: nodeStorage({ root, fsync }) });
-  await ns.push();
-  return { ns, root };
-}
+const open = () => openBenchTable(mode!, fsync, folderArg!);
 
 /** Brings the metadata up to date (a background export may still be waiting): its cost is the side's. */
 async function settle(ns: Awaited<ReturnType<typeof open>>["ns"]): Promise<void> {
