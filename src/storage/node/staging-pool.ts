@@ -16,7 +16,7 @@ import { basename, join } from "node:path";
 const BLOCK = 4096;
 /** The largest pooled file: an entry of 10 inlined rows is ~5 KB. Larger entries are staged the usual way. */
 export const MAX_SLOT_BYTES = 2 * BLOCK;
-/** Files made per batch, and the level under which a new batch is started. */
+/** Files made per batch (one at a time), and the level under which a new batch is started. */
 const BATCH = 32;
 const LOW = 16;
 /** After making files failed (a full disk, say), how long commits stage the usual way before the pool tries again. */
@@ -186,16 +186,23 @@ export class StagingPool {
     return slot?.path;
   }
 
+  /**
+   * Makes a batch of files one after another, each usable as soon as it is synced. One at a time: the
+   * thread pool runs four requests at once, first come first served, and a batch's opens, writes and
+   * fdatasyncs queued together would hold a commit's own fdatasync behind them.
+   */
   #fill(size: SizeClass): void {
-    size.filling = Promise.allSettled(Array.from({ length: BATCH }, () => makeSlot(this.#dir, size.bytes)))
-      .then((made) => {
-        for (const m of made) {
-          if (m.status === "fulfilled") size.slots.push(m.value);
-          else size.retryAtMs = Date.now() + RETRY_MS;
+    size.filling = (async () => {
+      for (let i = 0; i < BATCH; i++) {
+        try {
+          size.slots.push(await makeSlot(this.#dir, size.bytes));
+        } catch {
+          size.retryAtMs = Date.now() + RETRY_MS;
+          return;
         }
-      })
-      .finally(() => {
-        size.filling = undefined;
-      });
+      }
+    })().finally(() => {
+      size.filling = undefined;
+    });
   }
 }
