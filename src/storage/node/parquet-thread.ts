@@ -88,7 +88,10 @@ function onThread(ipc: Uint8Array, spec: WriterSpec): Promise<Uint8Array> {
   if (pending.size === 0) worker.ref(); // a write under way keeps the process open, as one on this thread would
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject });
-    worker.postMessage({ id, ipc, spec }); // a copy: `ipc` stays the caller's
+    // A copy of exactly the stream, handed over: `ipc` stays the caller's, and a structured clone (a
+    // serialization of the bytes, then another copy on the thread) cost more than the copy.
+    const own = ipc.slice();
+    worker.postMessage({ id, ipc: own, spec }, [own.buffer]);
   });
 }
 
