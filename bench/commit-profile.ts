@@ -51,7 +51,10 @@ for (let i = 0; i < COMMITS; i++) {
 const wall = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 const main1 = mainThreadCpuMicros();
-const mainCpu = main0 === undefined || main1 === undefined ? "" : `, main thread ${Math.round((main1 - main0) / COMMITS)} µs`;
+const mainCpu =
+  main0 === undefined || main1 === undefined
+    ? ""
+    : `, main thread ${Math.round((main1 - main0) / COMMITS)} µs`;
 console.log(
   `${COMMITS} commits, fsync ${FSYNC ? "on" : "off"}: CPU ${Math.round(cpu.user / COMMITS)} µs user + ` +
     `${Math.round(cpu.system / COMMITS)} µs system per commit${mainCpu}; median ${median(latencies).toFixed(3)} ms, ` +
