@@ -82,12 +82,18 @@ const SLICE_ROWS = 65_536;
 const SMALL_ROWS = 4096;
 const CREATED_BY = "avalanche-web";
 
+/** With `encoder` (see encodeParquetFromIpc) parquet-wasm writes a table of up to SLICE_ROWS rows there. */
 export async function encodeParquet(
   table: A.Table,
   { compression = "zstd" }: EncodeOptions = {},
+  encoder?: ParquetEncoder,
 ): Promise<Uint8Array> {
   checkParquetCompression(compression, "encodeParquet");
   if (compression === "uncompressed" && isFlatWritable(table)) return writeFlatParquet(table, CREATED_BY);
+  if (encoder && table.numRows <= SLICE_ROWS) {
+    const ipc = table.numRows <= SMALL_ROWS ? tableToIpcStream(table) : concatBytes(await ipcChunks(table));
+    return encoder(ipc, writerSpec(table.schema, compression));
+  }
   const { pq, props } = await wasmWriter(table.schema, compression);
   if (table.numRows <= SMALL_ROWS)
     return pq.writeParquet(pq.Table.fromIPCStream(tableToIpcStream(table)), props);
@@ -112,29 +118,47 @@ export async function encodeParquet(
  * Rows already held as one Arrow IPC stream of `schema` (inlined appends spliced together), written as
  * Parquet by parquet-wasm straight from those bytes: no Arrow JS decode and re-encode on the way. The
  * stream is copied into wasm memory whole, so it is for what a flush or compaction group holds (a few
- * MB), not for tables of millions of rows.
+ * MB), not for tables of millions of rows. With `encoder` (the storage's, see Storage.parquetEncoder)
+ * parquet-wasm runs there, off this thread.
  */
 export async function encodeParquetFromIpc(
   ipc: Uint8Array,
   schema: A.Schema,
   { compression = "zstd" }: EncodeOptions = {},
+  encoder?: ParquetEncoder,
 ): Promise<Uint8Array> {
   checkParquetCompression(compression, "encodeParquetFromIpc");
-  const { pq, props } = await wasmWriter(schema, compression);
-  return pq.writeParquet(pq.Table.fromIPCStream(ipc), props);
+  const spec = writerSpec(schema, compression);
+  return encoder ? encoder(ipc, spec) : encodeIpcHere(ipc, spec);
 }
+
+/** An IPC stream written as Parquet under `spec` by parquet-wasm on this thread. */
+export async function encodeIpcHere(ipc: Uint8Array, spec: WriterSpec): Promise<Uint8Array> {
+  const pq = await loadParquetWasm();
+  return pq.writeParquet(pq.Table.fromIPCStream(ipc), writerProperties(pq, spec));
+}
+
+/**
+ * A writer's settings as plain data, so that another thread can apply them (see ParquetEncoder): the
+ * codec, the columns with dictionary pages, the columns delta-encoded.
+ */
+export interface WriterSpec {
+  compression: ParquetCompression;
+  createdBy: string;
+  dictionary: string[];
+  delta: string[];
+}
+
+/**
+ * Writes an Arrow IPC stream as Parquet under `spec` somewhere else than this thread (Node storage: a
+ * worker thread), giving exactly the bytes encodeParquetFromIpc gives here. `ipc` stays the caller's: an
+ * encoder that sends it elsewhere sends a copy.
+ */
+export type ParquetEncoder = (ipc: Uint8Array, spec: WriterSpec) => Promise<Uint8Array>;
 
 async function wasmWriter(schema: A.Schema, compression: ParquetCompression) {
   const pq = await loadParquetWasm();
-  const codec = {
-    uncompressed: pq.Compression.UNCOMPRESSED,
-    snappy: pq.Compression.SNAPPY,
-    gzip: pq.Compression.GZIP,
-    brotli: pq.Compression.BROTLI,
-    lz4_raw: pq.Compression.LZ4_RAW,
-    zstd: pq.Compression.ZSTD,
-  }[compression];
-  return { pq, props: writerProperties(pq, schema, codec) };
+  return { pq, props: writerProperties(pq, writerSpec(schema, compression)) };
 }
 
 /**
@@ -143,20 +167,38 @@ async function wasmWriter(schema: A.Schema, compression: ParquetCompression) {
  * telemetry table for no gain. 64-bit integers and timestamps are delta-encoded: sorted or slowly moving
  * series (time above all) shrink to a few bits a value.
  */
-function writerProperties(pq: ParquetWasm, schema: A.Schema, codec: number) {
-  let builder = new pq.WriterPropertiesBuilder()
-    .setCompression(codec)
-    .setCreatedBy(CREATED_BY)
-    .setDictionaryEnabled(false);
+export function writerSpec(schema: A.Schema, compression: ParquetCompression): WriterSpec {
+  const spec: WriterSpec = { compression, createdBy: CREATED_BY, dictionary: [], delta: [] };
   for (const field of schema.fields) {
     const type = field.type;
     if (A.DataType.isUtf8(type) || A.DataType.isBinary(type) || A.DataType.isDictionary(type))
-      builder = builder.setColumnDictionaryEnabled(field.name, true);
+      spec.dictionary.push(field.name);
     else if ((A.DataType.isInt(type) && type.bitWidth === 64) || A.DataType.isTimestamp(type))
-      builder = builder.setColumnEncoding(field.name, pq.Encoding.DELTA_BINARY_PACKED);
+      spec.delta.push(field.name);
   }
+  return spec;
+}
+
+/** parquet-wasm's writer properties of `spec` (a worker thread applies the same: storage/node/parquet-thread.ts). */
+function writerProperties(pq: ParquetWasm, spec: WriterSpec) {
+  let builder = new pq.WriterPropertiesBuilder()
+    .setCompression(pq.Compression[PQ_CODECS[spec.compression]])
+    .setCreatedBy(spec.createdBy)
+    .setDictionaryEnabled(false);
+  for (const name of spec.dictionary) builder = builder.setColumnDictionaryEnabled(name, true);
+  for (const name of spec.delta) builder = builder.setColumnEncoding(name, pq.Encoding.DELTA_BINARY_PACKED);
   return builder.build();
 }
+
+/** parquet-wasm's name of each codec (its Compression enum). */
+export const PQ_CODECS = {
+  uncompressed: "UNCOMPRESSED",
+  snappy: "SNAPPY",
+  gzip: "GZIP",
+  brotli: "BROTLI",
+  lz4_raw: "LZ4_RAW",
+  zstd: "ZSTD",
+} as const satisfies Record<ParquetCompression, string>;
 
 /** A table's Arrow IPC stream, in the writer's chunks (apache-arrow's own join was about 3× slower). */
 async function ipcChunks(table: A.Table): Promise<Uint8Array[]> {

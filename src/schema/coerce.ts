@@ -6,6 +6,7 @@ import { AvaError } from "../errors.js";
 import { castData } from "./cast.js";
 import { fieldCodec, ValueIssue } from "./codec.js";
 import { jsonValueProblem } from "../util/json-value.js";
+import { recordBatch } from "../util/record-batch.js";
 import { AVA_TYPE } from "./metadata.js";
 import { isProvenanceColumn } from "./provenance.js";
 
@@ -74,7 +75,7 @@ function coerceArrow(batches: readonly A.RecordBatch[], target: CoerceTarget): A
       nullCount: 0,
       children,
     });
-    return new A.RecordBatch(target.schema, struct);
+    return recordBatch(target.schema, struct);
   });
   return new A.Table(target.schema, out);
 }
@@ -128,5 +129,5 @@ function coerceObjects(rows: readonly unknown[], target: CoerceTarget): A.Table 
   });
   const children = builders.map((b) => b.finish().flush());
   const struct = A.makeData({ type: new A.Struct(fields), length: rows.length, nullCount: 0, children });
-  return new A.Table(target.schema, [new A.RecordBatch(target.schema, struct)]);
+  return new A.Table(target.schema, [recordBatch(target.schema, struct)]);
 }

@@ -3,6 +3,7 @@
 import * as A from "apache-arrow";
 import { allNull, repeatedUtf8 } from "../util/arrow-columns.js";
 import { ColumnMemory } from "../util/column-memory.js";
+import { recordBatch } from "../util/record-batch.js";
 import { AVA_TYPE, fieldMeta } from "./metadata.js";
 
 export const PROVENANCE_PREFIX = "_ava_";
@@ -120,10 +121,7 @@ export function withProvenance(
   const struct = new A.Struct(stored.fields);
   const batches = rows.batches.map((batch) => {
     const children = [...batch.data.children, ...provenanceData(run, updatedAt, batch.numRows, memory)];
-    return new A.RecordBatch(
-      stored,
-      A.makeData({ type: struct, length: batch.numRows, nullCount: 0, children }),
-    );
+    return recordBatch(stored, A.makeData({ type: struct, length: batch.numRows, nullCount: 0, children }));
   });
   return new A.Table(stored, batches);
 }

@@ -1,5 +1,6 @@
 // Storage = FileStore (immutable bytes) + Catalog (transactional metadata) + a plain-data descriptor that a
 // Worker or worker thread uses to reopen the same storage.
+import type { ParquetEncoder } from "../parquet/parquet.js";
 import type { CommitOptions } from "./catalog/log-catalog.js";
 import type { CatalogOp, CatalogState, CommitResult } from "./catalog/state.js";
 import type { AutoMaintenanceOptions } from "../table/maintenance-runner.js";
@@ -98,6 +99,11 @@ export interface Storage {
   readonly now?: () => number;
   /** Background maintenance for every table of the storage, started when a namespace opens on it. */
   readonly maintenance?: AutoMaintenanceOptions;
+  /**
+   * Where flushes and compactions have parquet-wasm write their files, when not on the calling thread
+   * (Node: a worker thread, so that a sequential appender's thread does not carry them).
+   */
+  readonly parquetEncoder?: ParquetEncoder;
 }
 
 /** The storage's clock. */

@@ -136,7 +136,7 @@ async function mergeRun(
   const path = `data/${entry.namespace}/${entry.name}/${ulid(clockOf(storage))}.parquet`;
   // The stored schema from the catalog itself, so maintenance needs no declaration of the table.
   const stored = storedSchema(schemaFromJson(entry.schema), entry.rowLineage);
-  const spliced = await flushInlinedRun(entry, stored, run);
+  const spliced = await flushInlinedRun(entry, stored, run, storage.parquetEncoder);
   // Background writes: OPFS in a Worker then writes asynchronously, and that Worker's appends go on.
   const write = (bytes: Uint8Array) => storage.files.write(path, bytes, { background: true });
   if (spliced) {
@@ -156,7 +156,11 @@ async function mergeRun(
       `compact(${identifier}): read ${rows.numRows} rows from ${run.length} files that hold ${expected}`,
     );
   // Iceberg readers find columns by Parquet field ids: merged files carry them as appended files do.
-  const bytes = await encodeParquet(withParquetFieldIdsIfDescribable(rows, entry, identifier));
+  const bytes = await encodeParquet(
+    withParquetFieldIdsIfDescribable(rows, entry, identifier),
+    {},
+    storage.parquetEncoder,
+  );
   // With each column's bytes, for Iceberg manifests' column_sizes (the footer is a few KB of a large file).
   const stats = withColumnSizes(columnStats(rows), bytes);
   const file: DataFile = { path, rowCount: rows.numRows, sizeBytes: bytes.length, stats };

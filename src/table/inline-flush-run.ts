@@ -5,7 +5,7 @@
 // payloads carry a CRC (checked here) — anything else goes the general way, through a Scan.
 import * as A from "apache-arrow";
 import { withParquetFieldIdsIfDescribable } from "../iceberg/parquet-field-ids.js";
-import { encodeParquetFromIpc } from "../parquet/parquet.js";
+import { encodeParquetFromIpc, type ParquetEncoder } from "../parquet/parquet.js";
 import { sameType } from "../schema/cast.js";
 import type { DataFile } from "../storage/catalog/model.js";
 import { tableKey } from "../storage/catalog/model.js";
@@ -32,6 +32,7 @@ export async function flushInlinedRun(
   entry: TableState,
   stored: A.Schema,
   run: readonly DataFile[],
+  encoder?: ParquetEncoder,
 ): Promise<{ bytes: Uint8Array; file: Omit<DataFile, "path"> } | undefined> {
   const schemaId = entry.schemas?.at(-1)?.id ?? 0; // a file's absent schemaId is 0, the first
   const plain = (f: DataFile) =>
@@ -45,7 +46,7 @@ export async function flushInlinedRun(
     sameLayout,
   );
   if (!ipc) return undefined;
-  const bytes = await encodeParquetFromIpc(ipc, schema);
+  const bytes = await encodeParquetFromIpc(ipc, schema, {}, encoder);
   const file: Omit<DataFile, "path"> = {
     rowCount: run.reduce((n, f) => n + f.rowCount, 0),
     sizeBytes: bytes.length,

@@ -9,6 +9,7 @@
 // are exactly tableToIPC(table, "stream")'s.
 import * as A from "apache-arrow";
 import { concatBytes } from "./bytes.js";
+import { flatLayout } from "./ipc-flat-layout.js";
 
 type ViewInput = Parameters<typeof A.util.toUint8Array>[0];
 type Assembled = ReturnType<A.RecordBatchStreamWriter["_assembleRecordBatch"]>;
@@ -124,18 +125,21 @@ function directStream(table: A.Table): Uint8Array | undefined {
   // table.schema, not batch.schema: apache-arrow's Table may hand its batches schema objects of their own,
   // which would miss the cache every time.
   if (batch.metadata.size > 0 || hasDictionary(table.schema)) return undefined;
-  const assembled = assembler.assemble(batch);
-  const batchMessage = batchMessages.get(messageKey(batch.numRows, assembled));
+  // Flat columns are laid out here; others as apache-arrow assembles them (a walk of visitors).
+  const layout = flatLayout(batch);
+  const assembled = layout ? undefined : assembler.assemble(batch);
+  const buffers: readonly ArrayBufferView[] = layout?.buffers ?? assembled!.buffers;
+  const batchMessage = batchMessages.get(layout?.key ?? messageKey(batch.numRows, assembled!));
   if (!batchMessage) return undefined;
   let body = 0;
-  for (const b of assembled.buffers) body += (b.byteLength + 7) & ~7;
-  if (body !== assembled.byteLength) return undefined; // not the layout the message describes
+  for (const b of buffers) body += (b.byteLength + 7) & ~7;
+  if (assembled && body !== assembled.byteLength) return undefined; // not the layout the message describes
   const out = new Uint8Array(schemaMessage.length + batchMessage.length + body + EOS.length);
   out.set(schemaMessage, 0);
   let at = schemaMessage.length;
   out.set(batchMessage, at);
   at += batchMessage.length;
-  for (const b of assembled.buffers) {
+  for (const b of buffers) {
     // A byte view of the buffer (set() between typed arrays of other kinds converts element by element).
     out.set(b instanceof Uint8Array ? b : new Uint8Array(b.buffer, b.byteOffset, b.byteLength), at);
     at += (b.byteLength + 7) & ~7; // the padding stays zero

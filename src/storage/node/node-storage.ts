@@ -6,6 +6,7 @@ import type { Storage } from "../types.js";
 import type { AutoMaintenanceOptions } from "../../table/maintenance-runner.js";
 import { NodeCatalogLog } from "./node-catalog-log.js";
 import { NodeFileStore } from "./node-file-store.js";
+import { threadParquetEncoder } from "./parquet-thread.js";
 
 export interface NodeStorageOptions {
   /** The folder that holds everything; created on first write. */
@@ -56,5 +57,6 @@ export function nodeStorage(options: NodeStorageOptions): Storage {
     }),
     ...(now ? { now } : {}),
     ...(maintenance ? { maintenance } : {}),
+    parquetEncoder: threadParquetEncoder,
   };
 }
