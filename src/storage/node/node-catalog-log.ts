@@ -1,8 +1,7 @@
 // The catalog log as files: `_catalog/log/<version>.json`. An entry is staged in a temp file (fsynced) and
 // published by hard-linking it to its version's name: link() fails if the name exists (so one writer wins
 // each version, across processes) and the entry appears complete or not at all, even if the writer is
-// killed. A writer that loses a version links the same staged file to the next one. With fsync, entries are
-// staged in files made and synced ahead of time (staging-pool.ts): their tail of spaces is trimmed on read.
+// killed. A writer that loses a version links the same staged file to the next one.
 import { randomUUID } from "node:crypto";
 import { linkSync, unlinkSync } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
@@ -11,7 +10,6 @@ import { AvaError } from "../../errors.js";
 import { type CatalogLog, logGap, type StagedEntry } from "../catalog/log-catalog.js";
 import { watchFolder } from "./catalog-watch.js";
 import { ioError, writeSmallNewFile } from "./paths.js";
-import { POOL_PREFIX, poolLeftover, StagingPool } from "./staging-pool.js";
 
 const pad = (v: number) => String(v).padStart(20, "0");
 
@@ -32,7 +30,6 @@ export class NodeCatalogLog implements CatalogLog {
   readonly #logDir: string;
   readonly #checkpointDir: string;
   readonly #tmpDir: string;
-  readonly #pool: StagingPool | undefined;
   #ready: Promise<unknown> | undefined;
   #listed = false;
 
@@ -44,8 +41,6 @@ export class NodeCatalogLog implements CatalogLog {
     this.#logDir = join(root, "_catalog", "log");
     this.#checkpointDir = join(root, "_catalog", "checkpoints");
     this.#tmpDir = join(root, "_catalog", "tmp");
-    // Without fsync a new file costs no journal commit on the commit path: nothing to win.
-    this.#pool = fsync ? StagingPool.for(this.#tmpDir) : undefined;
   }
 
   #dirs(): Promise<unknown> {
@@ -90,9 +85,7 @@ export class NodeCatalogLog implements CatalogLog {
 
   async #read(v: number): Promise<string | undefined> {
     try {
-      const text = await readFile(join(this.#logDir, `${pad(v)}.json`), "utf8");
-      // A pooled entry ends in the spaces its file was made of (JSON.stringify never ends in one).
-      return text.endsWith(" ") ? text.trimEnd() : text;
+      return await readFile(join(this.#logDir, `${pad(v)}.json`), "utf8");
     } catch (err) {
       if ((err as { code?: string }).code === "ENOENT") return undefined;
       throw ioError(err, `reading catalog entry ${v}`);
@@ -130,9 +123,7 @@ export class NodeCatalogLog implements CatalogLog {
   async stage(entry: string): Promise<StagedEntry> {
     let tmp: string;
     try {
-      const data = Buffer.from(entry);
-      await this.#dirs();
-      tmp = (await this.#pool?.stage(data)) ?? (await this.#writeTemp(data));
+      tmp = await this.#writeTemp(entry);
     } catch (err) {
       throw ioError(err, "staging a catalog entry");
     }
@@ -230,15 +221,12 @@ export class NodeCatalogLog implements CatalogLog {
   }
 
   async vacuum(olderThanMs: number): Promise<string[]> {
-    const removed = ((await this.#pool?.drain()) ?? []).map((name) => `_catalog/tmp/${name}`);
+    const removed: string[] = [];
     const names = await readdir(this.#tmpDir).catch(() => [] as string[]);
     for (const name of names) {
       const full = join(this.#tmpDir, name);
       const s = await stat(full).catch(() => undefined);
-      if (!s) continue;
-      const ageMs = Date.now() - s.mtimeMs;
-      // Another live process's pool files wait unused for a while (this process's were just drained).
-      if (name.startsWith(POOL_PREFIX) ? poolLeftover(name, ageMs, olderThanMs) : ageMs >= olderThanMs) {
+      if (s && Date.now() - s.mtimeMs >= olderThanMs) {
         await unlink(full).catch(() => {});
         removed.push(`_catalog/tmp/${name}`);
       }
