@@ -164,43 +164,38 @@ export function columnSizes(file: Uint8Array): Map<string, number> {
   const r = new Reader(file, start, file.length - 8);
   const sizes = new Map<string, number>();
   // FileMetaData: row_groups (4) is a list of RowGroup.
-  let id = 0;
-  for (let type = r.fieldType(0); type !== 0; type = r.fieldType(id)) {
-    id = r.id;
-    if (id === 4 && type === WIRE.LIST) eachStruct(r, () => rowGroup(r, sizes));
-    else r.skip(type);
-  }
+  oneField(r, 4, WIRE.LIST, rowGroups, sizes);
   return sizes;
 }
 
+type Read = (r: Reader, sizes: Map<string, number>) => void;
+
+/** Reads a struct whose field `want` (of wire type `wireType`) goes to `read`; its other fields are skipped. */
+function oneField(r: Reader, want: number, wireType: number, read: Read, sizes: Map<string, number>): void {
+  let id = 0;
+  for (let type = r.fieldType(0); type !== 0; type = r.fieldType(id)) {
+    id = r.id;
+    if (id === want && type === wireType) read(r, sizes);
+    else r.skip(type);
+  }
+}
+
 /** Each element of a list of structs to `read` (which reads it whole); other elements are skipped. */
-function eachStruct(r: Reader, read: () => void): void {
+function eachStruct(r: Reader, read: Read, sizes: Map<string, number>): void {
   const size = r.listSize();
   const element = r.element;
   for (let i = 0; i < size; i++) {
-    if (element === WIRE.STRUCT) read();
+    if (element === WIRE.STRUCT) read(r, sizes);
     else r.skip(element);
   }
 }
 
-/** RowGroup: columns (1) is a list of ColumnChunk, whose meta_data (3) is a ColumnMetaData. */
-function rowGroup(r: Reader, sizes: Map<string, number>): void {
-  let id = 0;
-  for (let type = r.fieldType(0); type !== 0; type = r.fieldType(id)) {
-    id = r.id;
-    if (id === 1 && type === WIRE.LIST) eachStruct(r, () => columnChunk(r, sizes));
-    else r.skip(type);
-  }
-}
-
-function columnChunk(r: Reader, sizes: Map<string, number>): void {
-  let id = 0;
-  for (let type = r.fieldType(0); type !== 0; type = r.fieldType(id)) {
-    id = r.id;
-    if (id === 3 && type === WIRE.STRUCT) columnMeta(r, sizes);
-    else r.skip(type);
-  }
-}
+const rowGroups: Read = (r, sizes) => eachStruct(r, rowGroup, sizes);
+/** RowGroup: columns (1) is a list of ColumnChunk. */
+const rowGroup: Read = (r, sizes) => oneField(r, 1, WIRE.LIST, columnChunks, sizes);
+const columnChunks: Read = (r, sizes) => eachStruct(r, columnChunk, sizes);
+/** ColumnChunk: meta_data (3) is a ColumnMetaData. */
+const columnChunk: Read = (r, sizes) => oneField(r, 3, WIRE.STRUCT, columnMeta, sizes);
 
 /** ColumnMetaData: path_in_schema (3), whose first name is the top-level column's; total_compressed_size (7). */
 function columnMeta(r: Reader, sizes: Map<string, number>): void {
