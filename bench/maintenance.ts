@@ -9,7 +9,7 @@
 // AVA_BENCH_PARTS picks parts (comma-separated: commits, scan, catalog, variants; default the first three;
 // variants: the Chromium appender with one kind of background work off at a time): the 100,000-commit
 // catalog case alone takes minutes, the defaults together about two.
-import { linkSync, unlinkSync } from "node:fs";
+import { closeSync, fdatasync, fdatasyncSync, linkSync, openSync, writeSync } from "node:fs";
 import { link, mkdtemp, readdir, stat, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +18,9 @@ import { nodeStorage } from "../src/node.js";
 import { LogCatalog } from "../src/storage/catalog/log-catalog.js";
 import { NodeCatalogLog } from "../src/storage/node/node-catalog-log.js";
 import { NodeFileStore } from "../src/storage/node/node-file-store.js";
-import { writeNewFile, writeSmallNewFile } from "../src/storage/node/paths.js";
+import { writeNewFile } from "../src/storage/node/paths.js";
+import pg from "pg";
+import { startPostgres } from "../test/node/fixtures/postgres-server.js";
 import { runBenchPage } from "./browser-page.js";
 import { makeBatch, schema } from "./data.js";
 import { countCalls, latencyProfile, median, printTable, rate, ratio, slowCommitsBeside } from "./lib.js";
@@ -44,11 +46,17 @@ const Unflushed = ava.defineNamespace({
   tables: { points: ava.table({ schema, inline: { flush: false } }) },
 });
 
-async function folderBytes(dir: string): Promise<number> {
+/** Bytes of the files under `dir`, as du counts them: a file with several names (hard links) once. */
+async function folderBytes(dir: string, seen = new Set<number>()): Promise<number> {
   let total = 0;
   for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
     const p = join(dir, e.name);
-    total += e.isDirectory() ? await folderBytes(p) : (await stat(p)).size;
+    if (e.isDirectory()) total += await folderBytes(p, seen);
+    else {
+      const s = await stat(p);
+      if (!seen.has(s.ino)) total += s.size;
+      seen.add(s.ino);
+    }
   }
   return total;
 }
@@ -106,9 +114,9 @@ async function smallCommits(
 
 /** The size of the newest catalog log entry under `root` (what one inlined commit writes). */
 async function lastEntryBytes(root: string): Promise<number> {
-  const dir = join(root, "_catalog", "log");
-  const names = (await readdir(dir)).sort();
-  return (await stat(join(dir, names.at(-1)!))).size;
+  const names = (await readdir(join(root, "_catalog", "log"))).sort();
+  const [text] = await new NodeCatalogLog(root, false).readFrom(Number(names.at(-1)!.slice(0, 20)));
+  return Buffer.byteLength(text!); // the entry, not the segment its name links to
 }
 
 /** SMALL runs of `step` on a fresh folder, each given a new temp path and `bytes` bytes: per-op latencies. */
@@ -143,16 +151,55 @@ function diskFloor(bytes: number, publish: boolean): Promise<number[]> {
 }
 
 /**
- * The floor of the catalog's own way of staging and publishing an entry (node-catalog-log.ts): the same
- * syscalls with only fdatasync on the thread pool. The latencies' mean bounds what one sequential appender
- * that waits for its own fsync can reach on this disk, with no CPU of its own.
+ * The floor of the catalog's own way of staging and publishing an entry (node-catalog-log.ts,
+ * catalog-segments.ts): the entry written over zeros already on disk, fdatasync on the thread pool, and a
+ * hard link to its version's name. The latencies' mean bounds what one sequential appender that waits for
+ * its own fsync can reach on this disk, with no CPU of its own.
  */
-function catalogFloor(bytes: number): Promise<number[]> {
-  return floorLatencies(bytes, async (tmp, published, data) => {
-    await writeSmallNewFile(tmp, data, true);
-    linkSync(tmp, published);
-    unlinkSync(tmp);
+async function catalogFloor(bytes: number): Promise<number[]> {
+  const segment = join(await mkdtemp(join(tmpdir(), "ava-bench-floor-")), "segment");
+  const stride = (bytes + 24 + 7) & ~7; // a record's header and padding
+  const fd = openSync(segment, "wx");
+  writeSync(fd, new Uint8Array(stride * SMALL));
+  fdatasyncSync(fd);
+  let at = 0;
+  const latencies = await floorLatencies(bytes, async (_tmp, published, data) => {
+    writeSync(fd, data, 0, data.length, at);
+    at += stride;
+    await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+    linkSync(segment, published);
   });
+  closeSync(fd);
+  return latencies;
+}
+
+/**
+ * A database's durable commit on the same disk, for scale: Postgres with its default durability (fsync and
+ * synchronous_commit on), one client inserting 10 rows per transaction, SMALL times in sequence, through
+ * `pg` over 127.0.0.1 — the shape of one sequential appender.
+ */
+async function postgresCommits(): Promise<{ latencies: number[]; wallMs: number }> {
+  const server = await startPostgres({ durable: true });
+  const client = new pg.Client({ connectionString: server.url() });
+  try {
+    await client.connect();
+    await client.query(
+      "CREATE TABLE points (sensor text, ts bigint, value float8, count int, ok bool, note text)",
+    );
+    const insert = `INSERT INTO points SELECT 's' || g, g, g * 0.5, g, true, NULL FROM generate_series(1, 10) g`;
+    for (let i = 0; i < 100; i++) await client.query(insert); // warm-up
+    const latencies: number[] = [];
+    const t0 = performance.now();
+    for (let i = 0; i < SMALL; i++) {
+      const t = performance.now();
+      await client.query(insert);
+      latencies.push(performance.now() - t);
+    }
+    return { latencies, wallMs: performance.now() - t0 };
+  } finally {
+    await client.end().catch(() => {});
+    await server.close();
+  }
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -295,6 +342,7 @@ async function benchCommits(): Promise<void> {
   const floorWrite = median(await diskFloor(entryBytes, false));
   const floorPublish = median(await diskFloor(entryBytes, true));
   const floorCatalog = await catalogFloor(entryBytes);
+  const postgres = await postgresCommits();
   const noFsync = await smallCommits(Inlined, false);
   const concurrent = [];
   for (const c of [8, 32]) concurrent.push({ c, ...(await smallCommits(Inlined, true, c)) });
@@ -327,7 +375,7 @@ async function benchCommits(): Promise<void> {
         note: `target ≥ 1,000 commits/s; ratio = speed-up; ${perSecond(SMALL, nWall)} by wall time, median of ${nWalls.length} rounds (${nWalls.map((w) => Math.round((SMALL / w) * 1000)).join(", ")}, in order)`,
       },
       {
-        case: `Node floor: write + fdatasync + close of a ${entryBytes}-byte file`,
+        case: `Node floor, a file per entry (the catalog before segments): write + fdatasync + close of a new ${entryBytes}-byte file`,
         median_ms: floorWrite,
         rate: rate(1, floorWrite, "commits"),
         ratio: ratio(inlineFsync, floorWrite),
@@ -341,7 +389,7 @@ async function benchCommits(): Promise<void> {
         note: "ratio = inlined commit latency over this floor",
       },
       {
-        case: "Node floor: the catalog's own syscalls (only fdatasync on the thread pool)",
+        case: "Node floor: the catalog's own syscalls (the entry over a segment's zeros, fdatasync on the thread pool, link)",
         median_ms: median(floorCatalog),
         rate: rate(
           floorCatalog.length,
@@ -350,6 +398,13 @@ async function benchCommits(): Promise<void> {
         ),
         ratio: ratio(inlineFsync, median(floorCatalog)),
         note: `mean ${mean(floorCatalog).toFixed(2)} ms (rate = 1 / mean: what one appender waiting for its fsync could reach with no CPU); ratio = inlined commit latency over this floor`,
+      },
+      {
+        case: "Postgres, fsync on: one client, a 10-row INSERT per transaction (a database's durable commit on this disk)",
+        median_ms: median(postgres.latencies),
+        rate: rate(SMALL, postgres.wallMs, "commits"),
+        ratio: ratio(median(postgres.latencies), inlineFsync),
+        note: `${perSecond(SMALL, postgres.wallMs)} by wall time; ratio = Postgres's median commit over the inlined one (> 1: ours is faster)`,
       },
       {
         case: "Node, fsync off: inlined, one appender (the commit's CPU and page-cache writes)",

@@ -24,6 +24,22 @@ const Docs = ava.defineNamespace({
 
 const entry = (v: number) => `${String(v).padStart(20, "0")}.json`;
 
+/** Entry `version`'s text, however it is stored (a JSON file of its own, or a record in a segment). */
+async function entryText(root: string, version: number): Promise<string> {
+  const [text] = await new NodeCatalogLog(root, false).readFrom(version);
+  return text!;
+}
+
+/**
+ * Replaces one entry's file with `text` (the JSON format entries had before segments, which readers still
+ * take): entries are hard links to their writer's segment, and writing through the name would change every
+ * entry in that segment.
+ */
+async function replaceEntry(file: string, text: string): Promise<void> {
+  await rm(file);
+  await writeFile(file, text);
+}
+
 /**
  * A Node storage whose catalog checkpoints every `checkpointEvery` versions exactly (growth 0: whatever
  * the entries' size; nodeStorage waits for at least 100 versions and entries of half a checkpoint's size).
@@ -49,7 +65,7 @@ const dataFiles = async (root: string) => (await readdir(join(root, "data", "doc
 
 it("a garbled log entry names its version and file", async () => {
   const root = await tableWithCommits(3);
-  await writeFile(join(root, "_catalog", "log", entry(3)), '{"ops": [ truncated');
+  await replaceEntry(join(root, "_catalog", "log", entry(3)), '{"ops": [ truncated');
   const ns = await Docs.open({ storage: nodeStorage({ root }) });
   await expectAvaError(ns.plain.history(), "CATALOG_CORRUPT", /catalog entry 3/, /_catalog\/log\/0+3\.json/);
 });
@@ -161,7 +177,7 @@ describe("log entries of valid JSON but the wrong shape", () => {
   for (const [what, text] of cases) {
     it(`${what} is CATALOG_CORRUPT naming the file`, async () => {
       const root = await tableWithCommits(3);
-      await writeFile(join(root, "_catalog", "log", entry(4)), text);
+      await replaceEntry(join(root, "_catalog", "log", entry(4)), text);
       const ns = await Docs.open({ storage: nodeStorage({ root }) });
       await expectAvaError(ns.plain.history(), "CATALOG_CORRUPT", /_catalog\/log\/0+4\.json/);
     });
@@ -250,6 +266,7 @@ it("a catalog entry that fails to stage (a write refused mid-file, as on a full 
   );
   expect(out).toMatch(/IO_ERROR: staging a catalog entry: EFBIG/);
   expect(await readdir(join(root, "_catalog", "tmp"))).toEqual([]);
+  expect(await readdir(join(root, "_catalog", "wal"))).toEqual([]); // nor a segment
   await rm(root, { recursive: true });
 });
 
@@ -267,7 +284,7 @@ describe("inlined rows (a payload in the catalog entry)", () => {
     const res = await ns.t.append(telemetry("a", 0, 5));
     expect(res.snapshot.addedFiles[0]!.inlineCrc).toBeTypeOf("number");
     const file = join(root, "_catalog", "log", entry(2));
-    return { root, file, text: await readFile(file, "utf8"), path: res.snapshot.addedFiles[0]!.path };
+    return { root, file, text: await entryText(root, 2), path: res.snapshot.addedFiles[0]!.path };
   }
 
   it("a changed base64 letter is CATALOG_CORRUPT naming the file, not other values", async () => {
@@ -276,7 +293,7 @@ describe("inlined rows (a payload in the catalog entry)", () => {
     // A letter in the middle of the payload (the column values), changed to another valid letter.
     const at = payload.index + '"inline":"'.length + Math.floor(payload[1]!.length * 0.8);
     const flipped = text[at] === "A" ? "B" : "A";
-    await writeFile(file, text.slice(0, at) + flipped + text.slice(at + 1));
+    await replaceEntry(file, text.slice(0, at) + flipped + text.slice(at + 1));
     const ns = await Inl.open({ storage: nodeStorage({ root }) });
     const escaped = path.replace(/[.]/g, "\\.");
     await expectAvaError(ns.t.read(), "CATALOG_CORRUPT", new RegExp(escaped), /CRC-32/);
@@ -285,7 +302,7 @@ describe("inlined rows (a payload in the catalog entry)", () => {
 
   it("a payload that is not base64 is CATALOG_CORRUPT naming the file", async () => {
     const { root, file, text, path } = await inlinedEntry();
-    await writeFile(file, text.replace(/"inline":"([^"]{4})/, '"inline":"!@#$'));
+    await replaceEntry(file, text.replace(/"inline":"([^"]{4})/, '"inline":"!@#$'));
     const ns = await Inl.open({ storage: nodeStorage({ root }) });
     await expectAvaError(ns.t.read(), "CATALOG_CORRUPT", new RegExp(path.replace(/[.]/g, "\\.")), /base64/);
   });
@@ -294,7 +311,7 @@ describe("inlined rows (a payload in the catalog entry)", () => {
     const { root, file, text } = await inlinedEntry();
     const old = text.replace(/,"inlineCrc":\d+/, "");
     expect(old).not.toBe(text);
-    await writeFile(file, old);
+    await replaceEntry(file, old);
     const ns = await Inl.open({ storage: nodeStorage({ root }) });
     expect((await ns.t.read()).numRows).toBe(5);
   });

@@ -9,11 +9,17 @@ import { open } from "../../src/sql-node.js";
 import { Docs, telemetry, telemetrySchema } from "../shared/fixtures.js";
 import { describeMaintenance, soakAppends } from "../shared/maintenance-contract.js";
 
-async function folderBytes(dir: string): Promise<number> {
+/** Bytes of the files under `dir`, as du counts them: a file with several names (hard links) once. */
+async function folderBytes(dir: string, seen = new Set<number>()): Promise<number> {
   let total = 0;
   for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
     const path = join(dir, entry.name);
-    total += entry.isDirectory() ? await folderBytes(path) : (await stat(path)).size;
+    if (entry.isDirectory()) total += await folderBytes(path, seen);
+    else {
+      const s = await stat(path);
+      if (!seen.has(s.ino)) total += s.size;
+      seen.add(s.ino);
+    }
   }
   return total;
 }

@@ -36,8 +36,12 @@ export interface CatalogLog {
   readFrom(version: number, held?: (version: number) => boolean): Promise<string[]>;
   /** How an entry is named in errors: its file, say. */
   entryName?(version: number): string;
-  /** Makes an entry durable without publishing it (it is not part of the log yet). */
-  stage(entry: string): Promise<StagedEntry>;
+  /**
+   * Makes an entry durable without publishing it (it is not part of the log yet). `version` is the one it
+   * will most likely be published as (a log may write it into the entry's record; publishing it as
+   * another then writes it again).
+   */
+  stage(entry: string, version?: number): Promise<StagedEntry>;
   latestCheckpoint(): Promise<{ version: number; state: Uint8Array } | undefined>;
   writeCheckpoint(version: number, state: Uint8Array): Promise<void>;
   vacuum(olderThanMs: number): Promise<string[]>;
@@ -389,7 +393,7 @@ export class LogCatalog implements Catalog {
         const state = { ...judged.state, version: base.version + 1 };
         const text = JSON.stringify({ ops: members.flatMap((m) => m.ops) } satisfies LogEntry);
         void staged?.discard().catch(() => {});
-        staged = await this.#log.stage(text);
+        staged = await this.#log.stage(text, state.version);
         if (await staged.publish(state.version)) {
           await this.#published(base, state, text);
           for (const { member, snapshots } of judged.accepted)
@@ -423,7 +427,7 @@ export class LogCatalog implements Catalog {
       applied = applyOps(base, ops); // COMMIT_CONFLICT / NOT_FOUND / SCHEMA_MISMATCH
     }
     const text = JSON.stringify({ ops: [...ops] } satisfies LogEntry);
-    const staging = this.#log.stage(text);
+    const staging = this.#log.stage(text, applied.state.version);
     let staged: StagedEntry | undefined;
     try {
       [staged] = await Promise.all([staging, dependsOn]);

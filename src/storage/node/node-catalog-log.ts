@@ -1,15 +1,33 @@
-// The catalog log as files: `_catalog/log/<version>.json`. An entry is staged in a temp file (fsynced) and
-// published by hard-linking it to its version's name: link() fails if the name exists (so one writer wins
-// each version, across processes) and the entry appears complete or not at all, even if the writer is
-// killed. A writer that loses a version links the same staged file to the next one.
+// The catalog log as files: `_catalog/log/<version>.json`. An entry is staged — written and fsynced as a
+// record in this writer's segment (catalog-segments.ts), or, when large, in a temp file of its own — and
+// published by hard-linking the segment or the file to its version's name: link() fails if the name
+// exists (so one writer wins each version, across processes) and the entry appears complete or not at all,
+// even if the writer is killed. A writer that loses a version stages the entry again for the next one
+// (a record names its version) or links the same temp file to it.
 import { randomUUID } from "node:crypto";
-import { linkSync, unlinkSync } from "node:fs";
+import { close, linkSync, open as openFd, read, readFile as readFd, unlinkSync } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { AvaError } from "../../errors.js";
 import { type CatalogLog, logGap, type StagedEntry } from "../catalog/log-catalog.js";
 import { watchFolder } from "./catalog-watch.js";
+import {
+  isSegment,
+  LARGEST_RECORD_BYTES,
+  recordBytes,
+  type SegmentRecord,
+  SegmentReader,
+  SegmentWriter,
+} from "./catalog-segments.js";
 import { ioError, writeSmallNewFile } from "./paths.js";
+
+const openAsync = promisify(openFd);
+const readAsync = promisify(read);
+const readRestAsync = promisify(readFd);
+const closeAsync = promisify(close);
+/** How much of an entry's file is read first: a whole small JSON entry, or a segment's header. */
+const HEAD_BYTES = 8192;
 
 const pad = (v: number) => String(v).padStart(20, "0");
 
@@ -30,6 +48,9 @@ export class NodeCatalogLog implements CatalogLog {
   readonly #logDir: string;
   readonly #checkpointDir: string;
   readonly #tmpDir: string;
+  readonly #walDir: string;
+  readonly #segments: SegmentWriter;
+  readonly #segmentReader = new SegmentReader();
   #ready: Promise<unknown> | undefined;
   #listed = false;
 
@@ -41,11 +62,15 @@ export class NodeCatalogLog implements CatalogLog {
     this.#logDir = join(root, "_catalog", "log");
     this.#checkpointDir = join(root, "_catalog", "checkpoints");
     this.#tmpDir = join(root, "_catalog", "tmp");
+    this.#walDir = join(root, "_catalog", "wal");
+    this.#segments = new SegmentWriter(this.#walDir, fsync);
   }
 
   #dirs(): Promise<unknown> {
     this.#ready ??= Promise.all(
-      [this.#logDir, this.#checkpointDir, this.#tmpDir].map((d) => mkdir(d, { recursive: true })),
+      [this.#logDir, this.#checkpointDir, this.#tmpDir, this.#walDir].map((d) =>
+        mkdir(d, { recursive: true }),
+      ),
     );
     return this.#ready;
   }
@@ -83,12 +108,27 @@ export class NodeCatalogLog implements CatalogLog {
     return `_catalog/log/${pad(version)}.json`;
   }
 
+  /** Entry `v`: a JSON file of its own, or a link to the segment holding its record. */
   async #read(v: number): Promise<string | undefined> {
+    let fd: number;
     try {
-      return await readFile(join(this.#logDir, `${pad(v)}.json`), "utf8");
+      fd = await openAsync(join(this.#logDir, `${pad(v)}.json`), "r");
     } catch (err) {
       if ((err as { code?: string }).code === "ENOENT") return undefined;
       throw ioError(err, `reading catalog entry ${v}`);
+    }
+    try {
+      const head = Buffer.allocUnsafe(HEAD_BYTES);
+      // From the file's position, so that readFile below goes on where this stopped.
+      const { bytesRead } = await readAsync(fd, head, 0, HEAD_BYTES, null);
+      const first = head.subarray(0, bytesRead);
+      if (isSegment(first)) return await this.#segmentReader.entry(fd, first, v, this.entryName(v));
+      if (bytesRead < HEAD_BYTES) return first.toString("utf8");
+      return Buffer.concat([first, await readRestAsync(fd)]).toString("utf8");
+    } catch (err) {
+      throw ioError(err, `reading catalog entry ${v}`);
+    } finally {
+      await closeAsync(fd).catch(() => {});
     }
   }
 
@@ -120,7 +160,9 @@ export class NodeCatalogLog implements CatalogLog {
     return tmp;
   }
 
-  async stage(entry: string): Promise<StagedEntry> {
+  async stage(entry: string, version?: number): Promise<StagedEntry> {
+    if (version !== undefined && recordBytes(entry) <= LARGEST_RECORD_BYTES)
+      return this.#stageRecord(entry, version);
     let tmp: string;
     try {
       tmp = await this.#writeTemp(entry);
@@ -150,6 +192,47 @@ export class NodeCatalogLog implements CatalogLog {
           }
         });
       },
+    };
+  }
+
+  /** `entry` as a record in this writer's segment, staged for `version` (and again for another, if need be). */
+  async #stageRecord(entry: string, version: number): Promise<StagedEntry> {
+    await this.#dirs();
+    const append = async (v: number) => {
+      try {
+        return await this.#segments.append(v, entry);
+      } catch (err) {
+        throw ioError(err, "staging a catalog entry");
+      }
+    };
+    let record: SegmentRecord = await append(version);
+    const restage = async (v: number) => {
+      const old = record;
+      record = await append(v);
+      old.release();
+    };
+    return {
+      publish: async (v) => {
+        if (record.version !== v) await restage(v);
+        for (let attempt = 0; ; attempt++) {
+          try {
+            linkSync(record.path, join(this.#logDir, `${pad(v)}.json`));
+            return true;
+          } catch (err) {
+            const code = (err as { code?: string }).code;
+            if (code === "EEXIST") return false;
+            record.retire();
+            // A segment whose name vacuum removed (its writer was idle past the grace period), or that has
+            // as many names as the file system allows: the entry is written anew, into a new segment.
+            if (attempt === 0 && (code === "ENOENT" || code === "EMLINK")) {
+              await restage(v);
+              continue;
+            }
+            throw ioError(err, `writing catalog entry ${v}`);
+          }
+        }
+      },
+      discard: async () => record.release(),
     };
   }
 
@@ -220,15 +303,27 @@ export class NodeCatalogLog implements CatalogLog {
     return removed;
   }
 
+  /**
+   * Removes what writers left behind: temp files, and the names of segments no writer has written to for
+   * the grace period (a writer that was killed, or is idle: one that wakes up stages its entry anew). A
+   * segment's records live on through their entries' links.
+   */
   async vacuum(olderThanMs: number): Promise<string[]> {
     const removed: string[] = [];
-    const names = await readdir(this.#tmpDir).catch(() => [] as string[]);
-    for (const name of names) {
-      const full = join(this.#tmpDir, name);
-      const s = await stat(full).catch(() => undefined);
-      if (s && Date.now() - s.mtimeMs >= olderThanMs) {
-        await unlink(full).catch(() => {});
-        removed.push(`_catalog/tmp/${name}`);
+    const inUse = new Set(this.#segments.inUse());
+    for (const [dir, folder] of [
+      [this.#tmpDir, "tmp"],
+      [this.#walDir, "wal"],
+    ] as const) {
+      const names = await readdir(dir).catch(() => [] as string[]);
+      for (const name of names) {
+        const full = join(dir, name);
+        if (inUse.has(full)) continue;
+        const s = await stat(full).catch(() => undefined);
+        if (s && Date.now() - s.mtimeMs >= olderThanMs) {
+          await unlink(full).catch(() => {});
+          removed.push(`_catalog/${folder}/${name}`);
+        }
       }
     }
     return removed;
