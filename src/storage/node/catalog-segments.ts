@@ -41,15 +41,15 @@ const RECORD_HEADER = 24;
  * A segment takes records up to this size, then its writer moves to a new one. A segment lives on disk as
  * long as one entry links to it, so this is also how many bytes of history cleanup may leave behind.
  */
-const SEGMENT_BYTES = 1024 * 1024;
+const SEGMENT_BYTES = 512 * 1024;
 /**
  * Zeros are kept written (and flushed) this far ahead of the records, so that a record overwrites space
  * the file already has: growing a segment is a background step every ~25 small commits, and the file
  * never holds much more than its records.
  */
 const AHEAD_BYTES = 128 * 1024;
-/** A record over this size goes into a file of its own (see NodeCatalogLog). */
-export const LARGEST_RECORD_BYTES = SEGMENT_BYTES / 4;
+/** A record over this size goes into a file of its own (see NodeCatalogLog): a group commit's entry fits. */
+export const LARGEST_RECORD_BYTES = SEGMENT_BYTES / 2;
 const ZEROS = Buffer.alloc(AHEAD_BYTES);
 
 const align8 = (n: number) => (n + 7) & ~7;
@@ -249,15 +249,33 @@ async function makeSegment(dir: string, fsync: boolean): Promise<Segment> {
   return { path, fd, end: FILE_HEADER, zeroed: head.length, pending: 0, retired: false };
 }
 
-/** Where each version's record is in a segment, as far as a reader has scanned it. */
+/** Where each version's record is in a segment, as far as a reader has scanned it, and the last bytes read. */
 interface SegmentIndex {
   scanned: number;
   records: Map<number, { at: number; length: number }>;
+  chunk: Buffer;
+  chunkAt: number;
 }
 
 /** Segments a reader keeps indexes of: a catch-up moves through a few at a time. */
 const INDEXES_KEPT = 16;
 const SCAN_CHUNK = 64 * 1024;
+
+/**
+ * Whether the record at `at` in `bytes` is whole (inside `bytes`, and its CRC holds): the records a writer
+ * has finished. One it is writing at this moment, or one a crash tore, fails.
+ */
+function wholeRecord(bytes: Buffer, at: number, end: number): boolean {
+  if (at + RECORD_HEADER > end || bytes.readUInt32LE(at) !== RECORD_MAGIC) return false;
+  const length = bytes.readUInt32LE(at + 4);
+  return at + RECORD_HEADER + length <= end && bytes.readUInt32LE(at + 16) === recordCrc(bytes, at, length);
+}
+
+const damaged = (name: string) =>
+  new AvaError(
+    "CATALOG_CORRUPT",
+    `catalog entry ${name} is damaged: a record in its segment fails its checksum`,
+  );
 
 /** Reads records out of segments, remembering how far it has scanned each (by the segment's id). */
 export class SegmentReader {
@@ -265,58 +283,75 @@ export class SegmentReader {
 
   /**
    * The record of `version` in the segment open as `fd`, whose first bytes are `head`. `name` is the
-   * entry's name, for errors: a record that is missing or fails its CRC is CATALOG_CORRUPT.
+   * entry's name, for errors: a record that is missing or fails its CRC is CATALOG_CORRUPT. A scan reads
+   * 64 KiB at a time and indexes every whole record in it, keeping the bytes: a reader catching up on a
+   * writer's entries reads each chunk once.
    */
   async entry(fd: number, head: Uint8Array, version: number, name: string): Promise<string> {
-    const id = Buffer.from(head.subarray(SEGMENT_MAGIC.length, SEGMENT_MAGIC.length + 16)).toString("hex");
-    let index = this.#indexes.get(id);
-    if (index) this.#indexes.delete(id); // re-inserted below: most recently used last
-    index ??= { scanned: FILE_HEADER, records: new Map() };
-    this.#indexes.set(id, index);
-    if (this.#indexes.size > INDEXES_KEPT) this.#indexes.delete(this.#indexes.keys().next().value!);
+    const index = this.#indexOf(head);
     let found = index.records.get(version);
-    let chunk: Buffer | undefined;
-    let chunkAt = 0;
     while (!found) {
-      chunk = Buffer.allocUnsafe(SCAN_CHUNK);
-      chunkAt = index.scanned;
-      const { bytesRead } = await readAsync(fd, chunk, 0, SCAN_CHUNK, chunkAt);
+      const chunk = Buffer.allocUnsafe(SCAN_CHUNK);
+      const { bytesRead } = await readAsync(fd, chunk, 0, SCAN_CHUNK, index.scanned);
       let at = 0;
-      // Only up to the record sought: every record before it was written before it was linked, while
-      // those after it may be half-written by their writer at this moment.
-      while (!found && at + RECORD_HEADER <= bytesRead && chunk.readUInt32LE(at) === RECORD_MAGIC) {
+      while (wholeRecord(chunk, at, bytesRead)) {
         const length = chunk.readUInt32LE(at + 4);
-        const v = chunk.readDoubleLE(at + 8);
-        index.records.set(v, { at: chunkAt + at, length });
-        if (v === version) found = { at: chunkAt + at, length };
+        index.records.set(chunk.readDoubleLE(at + 8), { at: index.scanned + at, length });
         at += RECORD_HEADER + align8(length);
       }
-      index.scanned = chunkAt + at;
-      // Nothing more to scan: the record is not in what was written.
-      if (!found && at === 0)
-        throw new AvaError(
-          "CATALOG_CORRUPT",
-          `catalog entry ${name} links to a segment that holds no record of version ${version}`,
-        );
+      if (at === 0) {
+        // No whole record where the scan stands: the end of what was written, a damaged record, or one
+        // larger than a chunk (read whole next).
+        const length = bytesRead >= RECORD_HEADER ? chunk.readUInt32LE(4) : 0;
+        if (bytesRead < RECORD_HEADER || chunk.readUInt32LE(0) !== RECORD_MAGIC)
+          throw new AvaError(
+            "CATALOG_CORRUPT",
+            `catalog entry ${name} links to a segment that holds no record of version ${version}`,
+          );
+        if (length + RECORD_HEADER <= bytesRead || length > LARGEST_RECORD_BYTES) throw damaged(name);
+        const whole = Buffer.allocUnsafe(RECORD_HEADER + length);
+        const read = (await readAsync(fd, whole, 0, whole.length, index.scanned)).bytesRead;
+        if (!wholeRecord(whole, 0, read)) throw damaged(name);
+        index.records.set(whole.readDoubleLE(8), { at: index.scanned, length });
+        index.chunk = whole;
+        index.chunkAt = index.scanned;
+        index.scanned += RECORD_HEADER + align8(length);
+      } else {
+        index.chunk = chunk.subarray(0, at);
+        index.chunkAt = index.scanned;
+        index.scanned += at;
+      }
+      found = index.records.get(version);
     }
     const total = RECORD_HEADER + found.length;
-    let bytes: Buffer;
-    if (chunk && found.at >= chunkAt && found.at + total <= chunkAt + chunk.length) {
-      bytes = chunk.subarray(found.at - chunkAt, found.at - chunkAt + total);
-    } else {
+    let bytes = index.chunk;
+    let at = found.at - index.chunkAt;
+    if (at < 0 || at + total > bytes.length) {
       bytes = Buffer.allocUnsafe(total);
-      const { bytesRead } = await readAsync(fd, bytes, 0, total, found.at);
-      bytes = bytes.subarray(0, bytesRead);
+      bytes = bytes.subarray(0, (await readAsync(fd, bytes, 0, total, found.at)).bytesRead);
+      at = 0;
     }
-    if (
-      bytes.length < total ||
-      bytes.readUInt32LE(0) !== RECORD_MAGIC ||
-      bytes.readUInt32LE(16) !== recordCrc(bytes, 0, found.length)
-    )
+    // Checked again when read again: the index may come from another copy of the segment (a copied folder).
+    if (!wholeRecord(bytes, at, bytes.length) || bytes.readDoubleLE(at + 8) !== version)
       throw new AvaError(
         "CATALOG_CORRUPT",
         `catalog entry ${name} is damaged: its record fails its checksum`,
       );
-    return bytes.toString("utf8", RECORD_HEADER, total);
+    return bytes.toString("utf8", at + RECORD_HEADER, at + total);
+  }
+
+  #indexOf(head: Uint8Array): SegmentIndex {
+    const id = Buffer.from(head.subarray(SEGMENT_MAGIC.length, SEGMENT_MAGIC.length + 16)).toString("hex");
+    const index = this.#indexes.get(id) ?? {
+      scanned: FILE_HEADER,
+      records: new Map(),
+      chunk: Buffer.alloc(0),
+      chunkAt: 0,
+    };
+    // Most recently used last: the oldest goes first.
+    this.#indexes.delete(id);
+    this.#indexes.set(id, index);
+    if (this.#indexes.size > INDEXES_KEPT) this.#indexes.delete(this.#indexes.keys().next().value!);
+    return index;
   }
 }

@@ -27,7 +27,7 @@ const readAsync = promisify(read);
 const readRestAsync = promisify(readFd);
 const closeAsync = promisify(close);
 /** How much of an entry's file is read first: a whole small JSON entry, or a segment's header. */
-const HEAD_BYTES = 8192;
+const HEAD_BYTES = 4096;
 
 const pad = (v: number) => String(v).padStart(20, "0");
 
