@@ -136,7 +136,9 @@ describe("entries in segments", () => {
   it("an entry larger than a reader's 64 KiB scan is read whole, and the scan goes on after it", async () => {
     const root = await freshRoot();
     const log = new NodeCatalogLog(root, false);
-    const texts = [100_000, 10, 200_000, 10].map((n, i) => JSON.stringify({ ops: [], i, pad: "q".repeat(n) }));
+    const texts = [100_000, 10, 200_000, 10].map((n, i) =>
+      JSON.stringify({ ops: [], i, pad: "q".repeat(n) }),
+    );
     for (const [i, text] of texts.entries()) {
       const staged = await log.stage(text, i + 1);
       expect(await staged.publish(i + 1)).toBe(true);
