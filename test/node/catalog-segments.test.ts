@@ -122,6 +122,29 @@ describe("entries in segments", () => {
     expect((await channels(root)).size).toBe(4);
   });
 
+  it("an idle writer lets its segment go (file closed, zeros cut off); its next entry starts a new one", async () => {
+    const root = await freshRoot();
+    const log = new NodeCatalogLog(root, true, 1000, 50);
+    const publish = async (v: number) => {
+      const staged = await log.stage(JSON.stringify({ ops: [], v }), v);
+      expect(await staged.publish(v)).toBe(true);
+      await staged.discard();
+    };
+    for (let v = 1; v <= 3; v++) await publish(v);
+    const first = await stat(join(root, "_catalog", "log", entry(3)));
+    expect(first.size).toBeGreaterThan(128 * 1024); // the zeros written ahead
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await readdir(join(root, "_catalog", "wal"))).toEqual([]);
+    const cut = await stat(join(root, "_catalog", "log", entry(3)));
+    expect(cut.ino).toBe(first.ino);
+    expect(cut.size).toBeLessThan(1024); // the header and three records
+    await publish(4);
+    expect((await stat(join(root, "_catalog", "log", entry(4)))).ino).not.toBe(first.ino);
+    expect((await new NodeCatalogLog(root, false).readFrom(1)).map((t) => JSON.parse(t).v)).toEqual([
+      1, 2, 3, 4,
+    ]);
+  });
+
   it("an entry too large for a segment is a JSON file of its own", async () => {
     const root = await freshRoot();
     const log = new NodeCatalogLog(root, false);

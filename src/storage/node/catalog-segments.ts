@@ -18,7 +18,7 @@
 //   reader could take for the same version.
 // Entries written before segments existed are plain JSON files; readers tell the two apart by the magic.
 import { randomBytes } from "node:crypto";
-import { close, closeSync, fdatasync, open, read, write, writeSync } from "node:fs";
+import { close, closeSync, fdatasync, ftruncate, open, read, write, writeSync } from "node:fs";
 import { unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -30,6 +30,7 @@ const closeAsync = promisify(close);
 const readAsync = promisify(read);
 const writeAsync = promisify(write);
 const fdatasyncAsync = promisify(fdatasync);
+const ftruncateAsync = promisify(ftruncate);
 
 /** A segment starts with these 8 bytes, then its 16-byte id, then zeros up to FILE_HEADER. */
 export const SEGMENT_MAGIC = Buffer.from("AVASEG01", "latin1");
@@ -51,6 +52,11 @@ const AHEAD_BYTES = 128 * 1024;
 /** A record over this size goes into a file of its own (see NodeCatalogLog): a group commit's entry fits. */
 export const LARGEST_RECORD_BYTES = SEGMENT_BYTES / 2;
 const ZEROS = Buffer.alloc(AHEAD_BYTES);
+/**
+ * A writer idle this long lets its segment go (its file descriptor closed, its zeros cut off): a process
+ * that opens storages and drops them holds no file open for each, and the next commit starts a new one.
+ */
+export const SEGMENT_IDLE_MS = 30_000;
 
 const align8 = (n: number) => (n + 7) & ~7;
 
@@ -110,10 +116,13 @@ export class SegmentWriter {
   #next: Promise<Segment> | undefined;
   #made: Segment | undefined;
   #switching: Promise<void> | undefined;
+  #lastAppend = 0;
+  #idleCheck: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly dir: string,
     private readonly fsync: boolean,
+    private readonly idleMs = SEGMENT_IDLE_MS,
   ) {}
 
   /** The paths of this writer's segments that are in use or ready (vacuum must leave them). */
@@ -139,6 +148,8 @@ export class SegmentWriter {
     const at = segment.end;
     segment.end += bytes.length;
     segment.pending++;
+    this.#lastAppend = Date.now();
+    this.#idleCheck ??= this.#checkIdleIn(this.idleMs);
     let released = false;
     const record: SegmentRecord = {
       path: segment.path,
@@ -167,6 +178,27 @@ export class SegmentWriter {
     if (segment.end + AHEAD_BYTES / 2 > segment.zeroed) this.#zeroAhead(segment);
     if (segment.end > SEGMENT_BYTES * 0.9) this.#prepareNext();
     return record;
+  }
+
+  /** In `ms`: lets the segments go if nothing was appended for idleMs, else checks again then. Unref'd. */
+  #checkIdleIn(ms: number): ReturnType<typeof setTimeout> {
+    const timer = setTimeout(() => {
+      this.#idleCheck = undefined;
+      const idle = Date.now() - this.#lastAppend;
+      if (idle < this.idleMs) {
+        this.#idleCheck = this.#checkIdleIn(this.idleMs - idle);
+        return;
+      }
+      if (this.#current) this.#retire(this.#current);
+      const made = this.#made;
+      if (made && this.#next && !this.#switching) {
+        this.#next = undefined;
+        this.#made = undefined;
+        void this.#discard(made);
+      }
+    }, ms);
+    timer.unref?.();
+    return timer;
   }
 
   /** Writes the next stretch of zeros past the records, and flushes it in the background. */
@@ -225,6 +257,8 @@ export class SegmentWriter {
 
   async #discard(segment: Segment): Promise<void> {
     await segment.flushing; // closing first could hand its fd number to another file meanwhile
+    // The zeros past the last record go: the file lives on as long as one of its entries does.
+    await ftruncateAsync(segment.fd, segment.end).catch(() => {});
     await closeAsync(segment.fd).catch(() => {});
     await unlink(segment.path).catch(() => {});
   }

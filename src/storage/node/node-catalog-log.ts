@@ -16,6 +16,7 @@ import {
   isSegment,
   LARGEST_RECORD_BYTES,
   recordBytes,
+  SEGMENT_IDLE_MS,
   type SegmentRecord,
   SegmentReader,
   SegmentWriter,
@@ -58,12 +59,13 @@ export class NodeCatalogLog implements CatalogLog {
     root: string,
     private readonly fsync: boolean,
     private readonly pollMs = 1000,
+    segmentIdleMs = SEGMENT_IDLE_MS,
   ) {
     this.#logDir = join(root, "_catalog", "log");
     this.#checkpointDir = join(root, "_catalog", "checkpoints");
     this.#tmpDir = join(root, "_catalog", "tmp");
     this.#walDir = join(root, "_catalog", "wal");
-    this.#segments = new SegmentWriter(this.#walDir, fsync);
+    this.#segments = new SegmentWriter(this.#walDir, fsync, segmentIdleMs);
   }
 
   #dirs(): Promise<unknown> {
