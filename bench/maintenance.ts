@@ -10,7 +10,7 @@
 // variants: the Chromium appender with one kind of background work off at a time): the 100,000-commit
 // catalog case alone takes minutes, the defaults together about two.
 import { closeSync, fdatasync, fdatasyncSync, linkSync, openSync, writeSync } from "node:fs";
-import { link, mkdtemp, readdir, stat, unlink } from "node:fs/promises";
+import { link, mkdtemp, readdir, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as ava from "../src/index.js";
@@ -20,6 +20,7 @@ import { NodeCatalogLog } from "../src/storage/node/node-catalog-log.js";
 import { NodeFileStore } from "../src/storage/node/node-file-store.js";
 import { writeNewFile } from "../src/storage/node/paths.js";
 import pg from "pg";
+import { folderBytes } from "../test/node/fixtures/folder-bytes.js";
 import { startPostgres } from "../test/node/fixtures/postgres-server.js";
 import { runBenchPage } from "./browser-page.js";
 import { makeBatch, schema } from "./data.js";
@@ -45,21 +46,6 @@ const Unflushed = ava.defineNamespace({
   name: "bench",
   tables: { points: ava.table({ schema, inline: { flush: false } }) },
 });
-
-/** Bytes of the files under `dir`, as du counts them: a file with several names (hard links) once. */
-async function folderBytes(dir: string, seen = new Set<number>()): Promise<number> {
-  let total = 0;
-  for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) total += await folderBytes(p, seen);
-    else {
-      const s = await stat(p);
-      if (!seen.has(s.ino)) total += s.size;
-      seen.add(s.ino);
-    }
-  }
-  return total;
-}
 
 /** SMALL appends of 10 rows by `concurrency` appenders: each one's latency, and the wall time of all. */
 async function smallCommits(

@@ -1,5 +1,5 @@
 // The maintenance contract on Node storage (files + a log of commit files, fsync on).
-import { mkdtemp, readdir, stat } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,21 +8,7 @@ import { nodeStorage } from "../../src/node.js";
 import { open } from "../../src/sql-node.js";
 import { Docs, telemetry, telemetrySchema } from "../shared/fixtures.js";
 import { describeMaintenance, soakAppends } from "../shared/maintenance-contract.js";
-
-/** Bytes of the files under `dir`, as du counts them: a file with several names (hard links) once. */
-async function folderBytes(dir: string, seen = new Set<number>()): Promise<number> {
-  let total = 0;
-  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) total += await folderBytes(path, seen);
-    else {
-      const s = await stat(path);
-      if (!seen.has(s.ino)) total += s.size;
-      seen.add(s.ino);
-    }
-  }
-  return total;
-}
+import { folderBytes } from "./fixtures/folder-bytes.js";
 
 describeMaintenance("nodeStorage", {
   async fresh() {

@@ -18,19 +18,12 @@
 //   reader could take for the same version.
 // Entries written before segments existed are plain JSON files; readers tell the two apart by the magic.
 import { randomBytes } from "node:crypto";
-import { close, closeSync, fdatasync, ftruncate, open, read, write, writeSync } from "node:fs";
+import { closeSync, writeSync } from "node:fs";
 import { unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { crc32 } from "../../avro/crc32.js";
 import { AvaError } from "../../errors.js";
-
-const openAsync = promisify(open);
-const closeAsync = promisify(close);
-const readAsync = promisify(read);
-const writeAsync = promisify(write);
-const fdatasyncAsync = promisify(fdatasync);
-const ftruncateAsync = promisify(ftruncate);
+import { closeAsync, fdatasyncAsync, ftruncateAsync, openAsync, readAsync, writeAsync } from "./fd-async.js";
 
 /** A segment starts with these 8 bytes, then its 16-byte id, then zeros up to FILE_HEADER. */
 export const SEGMENT_MAGIC = Buffer.from("AVASEG01", "latin1");

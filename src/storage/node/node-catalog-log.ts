@@ -5,10 +5,9 @@
 // even if the writer is killed. A writer that loses a version stages the entry again for the next one
 // (a record names its version) or links the same temp file to it.
 import { randomUUID } from "node:crypto";
-import { close, linkSync, open as openFd, read, readFile as readFd, unlinkSync } from "node:fs";
+import { linkSync, unlinkSync } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { AvaError } from "../../errors.js";
 import { type CatalogLog, logGap, type StagedEntry } from "../catalog/log-catalog.js";
 import { watchFolder } from "./catalog-watch.js";
@@ -21,12 +20,9 @@ import {
   SegmentReader,
   SegmentWriter,
 } from "./catalog-segments.js";
+import { closeAsync, openAsync, readAsync, readRestAsync } from "./fd-async.js";
 import { ioError, writeSmallNewFile } from "./paths.js";
 
-const openAsync = promisify(openFd);
-const readAsync = promisify(read);
-const readRestAsync = promisify(readFd);
-const closeAsync = promisify(close);
 /** How much of an entry's file is read first: a whole small JSON entry, or a segment's header. */
 const HEAD_BYTES = 4096;
 
@@ -110,18 +106,22 @@ export class NodeCatalogLog implements CatalogLog {
     return `_catalog/log/${pad(version)}.json`;
   }
 
+  #entryPath(version: number): string {
+    return join(this.#logDir, `${pad(version)}.json`);
+  }
+
   /** Entry `v`: a JSON file of its own, or a link to the segment holding its record. */
   async #read(v: number): Promise<string | undefined> {
     let fd: number;
     try {
-      fd = await openAsync(join(this.#logDir, `${pad(v)}.json`), "r");
+      fd = await openAsync(this.#entryPath(v), "r");
     } catch (err) {
       if ((err as { code?: string }).code === "ENOENT") return undefined;
       throw ioError(err, `reading catalog entry ${v}`);
     }
     try {
       const head = Buffer.allocUnsafe(HEAD_BYTES);
-      // From the file's position, so that readFile below goes on where this stopped.
+      // From the file's position, so that readRestAsync below goes on where this stopped.
       const { bytesRead } = await readAsync(fd, head, 0, HEAD_BYTES, null);
       const first = head.subarray(0, bytesRead);
       if (isSegment(first)) return await this.#segmentReader.entry(fd, first, v, this.entryName(v));
@@ -178,7 +178,7 @@ export class NodeCatalogLog implements CatalogLog {
     return {
       publish: async (version) => {
         try {
-          linkSync(tmp, join(this.#logDir, `${pad(version)}.json`));
+          linkSync(tmp, this.#entryPath(version));
           return true;
         } catch (err) {
           if ((err as { code?: string }).code === "EEXIST") return false;
@@ -218,7 +218,7 @@ export class NodeCatalogLog implements CatalogLog {
         if (record.version !== v) await restage(v);
         for (let attempt = 0; ; attempt++) {
           try {
-            linkSync(record.path, join(this.#logDir, `${pad(v)}.json`));
+            linkSync(record.path, this.#entryPath(v));
             return true;
           } catch (err) {
             const code = (err as { code?: string }).code;
@@ -299,7 +299,7 @@ export class NodeCatalogLog implements CatalogLog {
     const entries = (await versionsIn(this.#logDir, "json", "listing the catalog log")).sort((a, b) => a - b);
     for (const v of entries) {
       if (v >= version) break;
-      await unlink(join(this.#logDir, `${pad(v)}.json`)).catch(() => {});
+      await unlink(this.#entryPath(v)).catch(() => {});
       removed.push(this.entryName(v));
     }
     return removed;
