@@ -22,17 +22,20 @@
 // running maintain() with a retention does), so the metadata lists at most N + a block of snapshots and
 // expired snapshots' metadata files are deleted: what an export costs with a bounded history.
 // AVA_BENCH_ICEBERG_MIN_DELAY_MS sets a background export's shortest wait (default 50 ms, iceberg/lanes.ts).
-// Noise on this VM: its ext4 has no journal, so creating a file reads past every inode freed in the last
-// ~30 s by any process (recently_deleted()); a create cost 30–400 µs CPU as other jobs deleted files, and
-// the Iceberg side creates two files per commit more than the plain side (a manifest and a manifest list,
-// the least a snapshot can have). perf put that inode search at about half of the Iceberg side's extra CPU:
-// expect rounds to spread by ±0.2× when the machine is shared, and compare interleaved runs only.
+// The filesystem matters (bench/filesystem.ts; the title names it). This VM's root ext4 has no journal, so
+// each file creation there skips every inode freed in the last 60–300 s in its block group: right after
+// other jobs delete thousands of files, a creation cost 200–400 µs of CPU (perf: recently_deleted()),
+// against 20–30 µs on a journaled ext4 or here once the deletions have aged. The Iceberg side creates two
+// files per commit more than the plain side (a manifest and a manifest list, the least a snapshot can
+// have), so a run started right after a deleting job shows a higher ratio; in a quiet run (perf -a)
+// creations were under 1% of the CPU. `TMPDIR=/a/folder npm run bench` runs the bench on another filesystem.
 // Every side makes its tables in one folder of the run, deleted only after the last round (see
 // bench/iceberg-side.ts: deleting files right before measured commits made their file creations dearer).
 import { fork } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { describeFilesystem } from "./filesystem.js";
 import type { SideReport, SideRequest } from "./iceberg-side.js";
 import { median, printTable } from "./lib.js";
 
@@ -126,6 +129,7 @@ export async function benchIceberg(): Promise<void> {
   // Rounds go through every mode before the next round, so a stretch of machine noise hits them alike.
   const rounds = new Map(modes.map((m) => [m, [] as Round[]]));
   const folder = await mkdtemp(join(tmpdir(), "ava-bench-iceberg-"));
+  const filesystem = describeFilesystem(folder);
   try {
     for (let r = 0; r < ROUNDS; r++)
       for (const m of modes) rounds.get(m)!.push(await compare(m.fsync, m.background, folder));
@@ -168,7 +172,7 @@ export async function benchIceberg(): Promise<void> {
     );
   }
   printTable(
-    `Iceberg metadata per commit (Node storage, medians of ${ROUNDS} rounds, each after ${WARMUP} unmeasured commits per side${RETAIN > 0 ? `; the newest ${RETAIN} snapshots kept` : ""})`,
+    `Iceberg metadata per commit (Node storage on ${filesystem}, medians of ${ROUNDS} rounds, each after ${WARMUP} unmeasured commits per side${RETAIN > 0 ? `; the newest ${RETAIN} snapshots kept` : ""})`,
     rows,
   );
 }

@@ -22,6 +22,7 @@ import { writeNewFile } from "../src/storage/node/paths.js";
 import pg from "pg";
 import { folderBytes } from "../test/node/fixtures/folder-bytes.js";
 import { startPostgres } from "../test/node/fixtures/postgres-server.js";
+import { describeFilesystem } from "./filesystem.js";
 import { runBenchPage } from "./browser-page.js";
 import { makeBatch, schema } from "./data.js";
 import { countCalls, latencyProfile, median, printTable, rate, ratio, slowCommitsBeside } from "./lib.js";
@@ -346,7 +347,7 @@ async function benchCommits(): Promise<void> {
     note: `${perSecond(SMALL, wallMs)}; median = per-commit latency; rate = all commits / wall time; ratio = throughput over one appender`,
   });
   printTable(
-    `Small appends (10 rows): ${SMALL} commits in Node, ${browser.inline!.length} in a Chromium Worker`,
+    `Small appends (10 rows): ${SMALL} commits in Node (on ${describeFilesystem(one.root)}), ${browser.inline!.length} in a Chromium Worker`,
     [
       {
         case: "Node, fsync on: a data file each (before)",
