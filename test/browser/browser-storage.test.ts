@@ -4,7 +4,7 @@ import { tableFromIPC } from "apache-arrow";
 import * as pq from "parquet-wasm";
 import { expect, it } from "vitest";
 import { type FileStore, browserStorage } from "../../src/index.js";
-import { openCatalogDB } from "../../src/storage/browser/indexeddb-log.js";
+import { IndexedDbLog, openCatalogDB } from "../../src/storage/browser/indexeddb-log.js";
 import { ulid } from "../../src/util/ids.js";
 import { Docs, expectAvaError, telemetry } from "../shared/fixtures.js";
 import { describeSchemaEvolution } from "../shared/schema-evolution-contract.js";
@@ -138,4 +138,16 @@ it("a log entry of the wrong shape is CATALOG_CORRUPT naming it", async () => {
   db.close();
   const fresh = await Docs.open({ storage: browserStorage({ name, persist: false }) });
   await expectAvaError(fresh.plain.history(), "CATALOG_CORRUPT", /IndexedDB log entry 2/, /ops\[0\]/);
+});
+
+it("publishing an IndexedDB log entry commits at once; a version already taken is refused and keeps its entry", async () => {
+  const name = freshName();
+  const db = await openCatalogDB(name);
+  const log = new IndexedDbLog(() => Promise.resolve(db), "strict", name);
+  // Each publish is one transaction, committed as soon as its add is queued (see IndexedDbLog.stage).
+  expect(await (await log.stage('{"ops":[]}')).publish(1)).toBe(true);
+  expect(await (await log.stage('{"ops":["second"]}')).publish(1)).toBe(false);
+  expect(await (await log.stage('{"ops":["third"]}')).publish(2)).toBe(true);
+  expect(await log.readFrom(1)).toEqual(['{"ops":[]}', '{"ops":["third"]}']);
+  db.close();
 });
