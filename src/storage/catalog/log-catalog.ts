@@ -147,6 +147,13 @@ export class LogCatalog implements Catalog {
   readonly #checkpointInBackground: boolean;
   /** The checkpoint being written in the background, if any. */
   #checkpointing: Promise<void> | undefined;
+  /**
+   * The earliest time a cleanup with this grace period can remove anything more, as the last one found:
+   * until then a cleanup that writes no checkpoint (the background flush's, after every flush) returns at
+   * once instead of listing the checkpoints — at a high commit rate that listing was a fifth of a browser
+   * appender's wall time, and it could only ever find nothing.
+   */
+  #cleanupDue: { graceMs: number; atMs: number } | undefined;
   readonly #listeners = new Set<(state: CatalogState) => void>();
   #unwatch: (() => void) | undefined;
   /** A commit (or group) of this instance is being written; commits arriving meanwhile wait in #waiting. */
@@ -526,6 +533,9 @@ export class LogCatalog implements Catalog {
    */
   async cleanup(graceMs: number, { checkpoint = true }: CleanupOptions = {}): Promise<string[]> {
     if (!this.#log.removeBefore) return [];
+    const listedAt = this.#now();
+    const due = this.#cleanupDue;
+    if (!checkpoint && due?.graceMs === graceMs && listedAt < due.atMs) return [];
     const state = await this.current();
     const heads = this.#log.checkpointHeads
       ? await this.#log.checkpointHeads(CHECKPOINT_HEAD_BYTES)
@@ -533,13 +543,19 @@ export class LogCatalog implements Catalog {
     const cutoff = this.#now() - graceMs;
     let upTo: number | undefined;
     let newest = 0;
-    for (const { version, head } of heads) {
+    const written = heads.map(({ version, head }) => ({ version, ms: checkpointWrittenMs(head) }));
+    for (const { version, ms } of written) {
       newest = Math.max(newest, version);
-      const written = checkpointWrittenMs(head);
-      if (written !== undefined && written <= cutoff && (upTo === undefined || version > upTo))
-        upTo = version;
+      if (ms !== undefined && ms <= cutoff && (upTo === undefined || version > upTo)) upTo = version;
     }
     const removed = upTo === undefined ? [] : await this.#log.removeBefore(upTo);
+    // Only a checkpoint after `upTo` can let a later cleanup remove more: one listed now is due once it is
+    // graceMs old, one written after this listing (by any context) later still. (One whose write was under
+    // way as the list was taken is cleaned up to that much later: cleanup is never urgent.)
+    let next = listedAt;
+    for (const { version, ms } of written)
+      if (ms !== undefined && (upTo === undefined || version > upTo)) next = Math.min(next, ms);
+    this.#cleanupDue = { graceMs, atMs: next + graceMs };
     if (checkpoint && state.version - newest >= Math.min(this.#checkpointEvery, CLEANUP_EVERY))
       await this.#checkpoint(state);
     return removed;
