@@ -45,8 +45,13 @@ interface BufferLike {
 }
 const NodeBuffer = (globalThis as { Buffer?: BufferLike }).Buffer;
 
+/** The engine's own encoder where there is one (same browsers as fromBase64 below): a payload per commit. */
+const nativeToBase64 = (bytes: Uint8Array) => (bytes as { toBase64?: () => string }).toBase64?.();
+
 export function toBase64(bytes: Uint8Array): string {
   if (NodeBuffer) return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+  const native = nativeToBase64(bytes);
+  if (native !== undefined) return native;
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000)
     binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));

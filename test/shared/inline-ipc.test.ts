@@ -3,7 +3,7 @@
 // and what it writes must read back as the same rows.
 import * as A from "apache-arrow";
 import { describe, expect, it } from "vitest";
-import { inlinePayload, inlineTable } from "../../src/table/inline-data.js";
+import { fromBase64, inlinePayload, inlineTable, toBase64 } from "../../src/table/inline-data.js";
 import { tableToIpcStream } from "../../src/util/ipc-stream.js";
 import { expectAvaError } from "./fixtures.js";
 
@@ -133,4 +133,19 @@ describe("the inline payload's IPC stream", () => {
     const cut = { ...noCrc, inline: payload.inline.slice(0, 40) };
     await expectAvaError(() => inlineTable(cut), "CATALOG_CORRUPT", /y\.inline/);
   });
+});
+
+it("payloads' base64 is the standard alphabet with padding, whichever encoder the engine offers", () => {
+  // In Chromium the engine's Uint8Array.prototype.toBase64, in Node Buffer: both must write what btoa does.
+  const every = Uint8Array.from({ length: 256 }, (_, i) => i);
+  for (let n = 0; n <= 6; n++) {
+    const bytes = every.subarray(250 - n, 250);
+    const text = toBase64(bytes);
+    expect(text).toBe(btoa(String.fromCharCode(...bytes)));
+    expect([...fromBase64(text)]).toEqual([...bytes]);
+  }
+  expect(toBase64(every)).toBe(btoa(String.fromCharCode(...every)));
+  // A view into a larger buffer encodes only its own bytes.
+  expect(toBase64(every.subarray(1, 4))).toBe(btoa("\x01\x02\x03"));
+  expect(() => fromBase64("not base64!")).toThrow();
 });
