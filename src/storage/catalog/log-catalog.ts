@@ -150,8 +150,8 @@ export class LogCatalog implements Catalog {
   /**
    * The earliest time a cleanup with this grace period can remove anything more, as the last one found:
    * until then a cleanup that writes no checkpoint (the background flush's, after every flush) returns at
-   * once instead of listing the checkpoints — at a high commit rate that listing was a fifth of a browser
-   * appender's wall time, and it could only ever find nothing.
+   * once instead of listing the checkpoints (in IndexedDB a transaction reading every checkpoint's key,
+   * in Node a file opened per checkpoint) and removing again up to the checkpoint it removed up to before.
    */
   #cleanupDue: { graceMs: number; atMs: number } | undefined;
   readonly #listeners = new Set<(state: CatalogState) => void>();
