@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { crc32 } from "../../avro/crc32.js";
 import { AvaError } from "../../errors.js";
 import { closeAsync, fdatasyncAsync, ftruncateAsync, openAsync, readAsync, writeAsync } from "./fd-async.js";
+import { RecordSync } from "./record-sync.js";
 
 /** A segment starts with these 8 bytes, then its 16-byte id, then zeros up to FILE_HEADER. */
 export const SEGMENT_MAGIC = Buffer.from("AVASEG01", "latin1");
@@ -111,6 +112,7 @@ export class SegmentWriter {
   #switching: Promise<void> | undefined;
   #lastAppend = 0;
   #idleCheck: ReturnType<typeof setTimeout> | undefined;
+  readonly #recordSync = new RecordSync();
 
   constructor(
     private readonly dir: string,
@@ -159,8 +161,8 @@ export class SegmentWriter {
       for (let done = 0; done < bytes.length; )
         done += writeSync(segment.fd, bytes, done, bytes.length - done, at + done);
       // Without fsync, a yield past the event loop's poll phase (see writeSmallNewFile): a tight loop of
-      // commits must not starve every other I/O callback.
-      if (this.fsync) await fdatasyncAsync(segment.fd);
+      // commits must not starve every other I/O callback. RecordSync yields the same way.
+      if (this.fsync) await this.#recordSync.sync(segment.fd);
       else await new Promise((resolve) => setImmediate(resolve));
     } catch (err) {
       record.retire();
