@@ -1,5 +1,6 @@
-// `whole` writes on the Node FileStore (Iceberg's metadata JSON and hint): the file appears at once under
+// Writes on the Node FileStore. `whole` ones (Iceberg's metadata JSON and hint): the file appears at once under
 // its name — written beside it under a temporary name and linked into place — and write-once still holds.
+// Plain ones, of each size and durability (each takes its own way to disk), read back whole and stay write-once.
 import { mkdtemp, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,4 +37,27 @@ it("a whole write appears under its name with its bytes, leaves no temporary fil
     "m/large.json",
     "m/small.json",
   ]);
+});
+
+it("a plain write of each size and durability reads back whole and stays write-once", async () => {
+  const root = await mkdtemp(join(tmpdir(), "ava-plain-"));
+  const { files } = nodeStorage({ root, fsync: true });
+  // Small and durable (synchronous steps, fdatasync by RecordSync: a small commit's data file), small and
+  // not durable (synchronous, no fdatasync), over 1 MiB and durable (the thread pool's steps).
+  const cases = [
+    { name: "small-durable.parquet", size: 3_000, durable: true },
+    { name: "small.json", size: 10, durable: false },
+    { name: "large-durable.parquet", size: (1 << 20) + 7, durable: true },
+  ];
+  for (const { name, size, durable } of cases) {
+    const bytes = bytesOf(size, 3);
+    await files.write(`d/${name}`, bytes, { durable });
+    expect(same(await files.read(`d/${name}`), bytes)).toBe(true);
+    await expect(files.write(`d/${name}`, bytesOf(size, 4), { durable })).rejects.toMatchObject({
+      code: "IO_ERROR",
+      message: expect.stringContaining(name),
+    });
+    expect(same(await files.read(`d/${name}`), bytes)).toBe(true);
+  }
+  expect((await readdir(join(root, "d"))).sort()).toEqual(cases.map((c) => c.name).sort());
 });

@@ -20,7 +20,7 @@ import {
   SegmentReader,
   SegmentWriter,
 } from "./catalog-segments.js";
-import { closeAsync, openAsync, readAsync, readRestAsync } from "./fd-async.js";
+import { closeAsync, fdatasyncAsync, openAsync, readAsync, readRestAsync } from "./fd-async.js";
 import { ioError, writeSmallNewFile } from "./paths.js";
 
 /** How much of an entry's file is read first: a whole small JSON entry, or a segment's header. */
@@ -153,7 +153,9 @@ export class NodeCatalogLog implements CatalogLog {
     await this.#dirs();
     const tmp = join(this.#tmpDir, `${randomUUID()}.tmp`);
     try {
-      await writeSmallNewFile(tmp, text, this.fsync);
+      // The thread pool's fdatasync: these are checkpoints (written in the background, up to megabytes) and
+      // entries too large for a segment, not worth holding the event loop for.
+      await writeSmallNewFile(tmp, text, this.fsync ? fdatasyncAsync : undefined);
     } catch (err) {
       // A full disk fails the write after the file was created: leave no empty temp file behind.
       await unlink(tmp).catch(() => {});

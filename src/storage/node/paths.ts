@@ -60,28 +60,27 @@ export function writeNewFile(full: string, bytes: string | Uint8Array, fsync: bo
 }
 
 /**
- * `writeNewFile` for small files on the commit path (catalog entries, a few KB; checkpoints): open, write
- * and close are done synchronously, and with `fsync` only fdatasync — the one step that waits for the disk —
- * goes to the thread pool. On a local disk each of the three takes microseconds, while a thread-pool trip
- * costs a wake-up of two threads (~0.1 ms, several times that on a loaded machine) and a sequential appender
- * pays every trip in its latency. The steps, their order and what is durable when the promise resolves are
- * those of `writeNewFile`. Without `fsync` the promise resolves from setImmediate: a tight loop of commits
- * that never reached the event loop's poll phase would starve every other I/O callback (a background flush)
- * until it ended, and setImmediate runs only after that phase. The price: a disk that stalls (a network
- * mount) stalls the event loop too.
+ * `writeNewFile` for small files (catalog entries and checkpoints, data files of small commits, Iceberg
+ * metadata): open, write and close are done synchronously, and only the fdatasync — the one step that waits
+ * for the disk — is left to `durable` (the thread pool, or record-sync.ts's choice between it and this
+ * thread); without `durable`, no fdatasync. On a local disk each of the three takes microseconds, while a
+ * thread-pool trip costs a wake-up of two threads (~0.1 ms, several times that on a loaded machine) and a
+ * sequential appender pays every trip in its latency. The steps, their order and what is durable when the
+ * promise resolves are those of `writeNewFile`. Without `durable` the promise resolves from setImmediate: a
+ * tight loop of commits that never reached the event loop's poll phase would starve every other I/O
+ * callback (a background flush) until it ended, and setImmediate runs only after that phase. The price: a
+ * disk that stalls (a network mount) stalls the event loop too.
  */
 export async function writeSmallNewFile(
   full: string,
   bytes: string | Uint8Array,
-  fsync: boolean,
+  durable: ((fd: number) => Promise<void>) | undefined,
 ): Promise<void> {
   const data = typeof bytes === "string" ? Buffer.from(bytes) : bytes;
   const fd = openSync(full, "wx");
   try {
     for (let offset = 0; offset < data.length; ) offset += writeSync(fd, data, offset, data.length - offset);
-    await new Promise<void>((resolve, reject) =>
-      fsync ? fdatasync(fd, (err) => (err ? reject(err) : resolve())) : setImmediate(resolve),
-    );
+    await (durable ? durable(fd) : new Promise((resolve) => setImmediate(resolve)));
   } finally {
     closeSync(fd);
   }

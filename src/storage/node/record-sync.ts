@@ -1,5 +1,5 @@
-// How a catalog writer waits for its record's fdatasync: on the calling thread while the disk answers fast,
-// on the thread pool otherwise.
+// How a commit waits for an fdatasync (its catalog record's, its small data file's): on the calling thread
+// while the disk answers fast, on the thread pool otherwise.
 //
 // On the thread pool, the main thread sleeps in the event loop, a pool thread is woken to call fdatasync,
 // and it wakes the main thread again once the disk has answered: two cross-thread wake-ups per commit. On
