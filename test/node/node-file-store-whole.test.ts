@@ -42,10 +42,12 @@ it("a whole write appears under its name with its bytes, leaves no temporary fil
 it("a plain write of each size and durability reads back whole and stays write-once", async () => {
   const root = await mkdtemp(join(tmpdir(), "ava-plain-"));
   const { files } = nodeStorage({ root, fsync: true });
-  // Small and durable (synchronous steps, fdatasync by RecordSync: a small commit's data file), small and
-  // not durable (synchronous, no fdatasync), over 1 MiB and durable (the thread pool's steps).
+  // Small and durable (synchronous steps, fdatasync by RecordSync: a small commit's data file), mid-sized
+  // and durable (synchronous steps, the thread pool's fdatasync), small and not durable (synchronous, no
+  // fdatasync), over 1 MiB and durable (the thread pool's steps).
   const cases = [
     { name: "small-durable.parquet", size: 3_000, durable: true },
+    { name: "mid-durable.parquet", size: 200_000, durable: true },
     { name: "small.json", size: 10, durable: false },
     { name: "large-durable.parquet", size: (1 << 20) + 7, durable: true },
   ];

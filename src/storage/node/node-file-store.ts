@@ -4,6 +4,7 @@ import { linkSync, unlinkSync, writeFileSync } from "node:fs";
 import { link, mkdir, open, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import type { FileInfo, FileStore, WriteOptions } from "../types.js";
+import { fdatasyncAsync } from "./fd-async.js";
 import { checkRealFolder, insideRoot, ioError, writeNewFile, writeSmallNewFile } from "./paths.js";
 import { RecordSync } from "./record-sync.js";
 
@@ -11,10 +12,16 @@ import { RecordSync } from "./record-sync.js";
  * A small file goes to the page cache in tens of microseconds; the asynchronous open/write/close costs three
  * thread-pool round trips, which made the small files Iceberg metadata writes on every commit
  * (`durable: false`) cost more than the commit itself, and a small commit's data file ~1.5× its latency.
- * Files up to this size are written synchronously; a durable one's fdatasync is RecordSync's (this thread
- * while the disk is fast, the thread pool otherwise).
+ * Files up to this size are written synchronously.
  */
 const SYNC_WRITE_MAX = 1 << 20;
+/**
+ * A durable file up to this size (a small append's data file is a few KB) is fdatasync'ed as RecordSync
+ * chooses: on this thread while the disk is fast. A larger one's flush takes longer and is rarely on a
+ * commit's path (a background flush's or compaction's output): it goes to the thread pool, leaving the
+ * event loop to the appenders.
+ */
+const CALLING_THREAD_SYNC_MAX = 64 * 1024;
 
 /** Temporary names of `whole` writes: unique in this process (the pid tells processes apart). */
 let partials = 0;
@@ -82,9 +89,10 @@ export class NodeFileStore implements FileStore {
     }
   }
 
-  /** A small durable file: synchronous steps, and the fdatasync (with fsync) as RecordSync chooses. */
+  /** A small durable file: synchronous steps, then (with fsync) the fdatasync where its size says. */
   #writeSmall(full: string, bytes: Uint8Array): Promise<void> {
-    return writeSmallNewFile(full, bytes, this.fsync ? this.#syncData : undefined);
+    const durable = bytes.length <= CALLING_THREAD_SYNC_MAX ? this.#syncData : fdatasyncAsync;
+    return writeSmallNewFile(full, bytes, this.fsync ? durable : undefined);
   }
 
   async read(path: string): Promise<Uint8Array> {
