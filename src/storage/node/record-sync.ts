@@ -2,16 +2,17 @@
 // while the disk answers fast, on the thread pool otherwise.
 //
 // On the thread pool, the main thread sleeps in the event loop, a pool thread is woken to call fdatasync,
-// and it wakes the main thread again once the disk has answered: two cross-thread wake-ups per commit. On
-// virtual machines (this project's, and most clouds') a wake-up of an idle vCPU costs more than a fast
-// disk's flush: a bare loop of a 5 KB write + fdatasync took 0.54–0.58 ms each through the pool and
-// 0.35 ms on the calling thread, and one sequential appender made 865–957 commits/s against 1,187–1,233.
+// and it wakes the main thread again once the disk has answered: two cross-thread wake-ups per commit. On a
+// virtual machine like this project's, waking an idle vCPU costs about as much as a fast disk's flush: a
+// bare loop of a 5 KB write + fdatasync took 0.54–0.58 ms each through the pool and 0.35 ms on the calling
+// thread, and one sequential appender (bench/commit-profile.ts, fsync on, 3 interleaved pairs) made
+// 842–892 commits/s through the pool against 1,049–1,118 here.
 //
 // The calling thread's fdatasync holds the event loop for as long as the disk takes, so it is used only
 // while the recent ones took under SYNC_BUDGET_MS on average: past that (a spinning or network disk, or a
 // burst of other writes) the wake-ups cost a small share of the wait, and the event loop matters more.
-import { fdatasync, fdatasyncSync } from "node:fs";
-import { promisify } from "node:util";
+import { fdatasyncSync } from "node:fs";
+import { fdatasyncAsync } from "./fd-async.js";
 
 /** The recent fdatasyncs' average (ms) above which they go to the thread pool. */
 export const SYNC_BUDGET_MS = 1;
@@ -25,7 +26,7 @@ export interface RecordSyncCalls {
   pooled(fd: number): Promise<void>;
 }
 
-const fsCalls: RecordSyncCalls = { here: fdatasyncSync, pooled: promisify(fdatasync) };
+const fsCalls: RecordSyncCalls = { here: fdatasyncSync, pooled: fdatasyncAsync };
 
 export class RecordSync {
   /** Moving average of the fdatasyncs' durations (ms), by either way: what the disk takes now. */
