@@ -3,7 +3,10 @@
 // manifest and a manifest list, and each metadata version a vN.metadata.json and version-hint.text.
 // Goal: metadata ≤ 20% of a small commit, i.e. ≤ 1.20× the plain commit's whole-run cost per commit.
 // Both modes: background (the default of `iceberg: true`: commits within 50 ms to 1 s share a metadata
-// version) and synchronous (`background: false`: a version before each commit returns).
+// version) and synchronous (`background: false`: a version before each commit returns). Beside them, the
+// floor: the same plain commits, each followed by writing the two files every Iceberg snapshot of an append
+// needs (a manifest and a manifest list, their usual sizes, nothing encoded; bench/iceberg-side.ts) — what
+// any per-commit export costs at least on this machine, so the ratios above it read as the export's own.
 // Each side runs in a process of its own (bench/iceberg-side.ts), both at the same time, so that each one's
 // CPU time (process.cpuUsage: every thread, the file system's worker threads too) holds its own work and
 // nothing else — a background export runs when its timer fires, which in one shared process could fall in
@@ -37,6 +40,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeFilesystem } from "./filesystem.js";
 import type { SideReport, SideRequest } from "./iceberg-side.js";
+import type { IcebergBenchMode } from "./iceberg-table.js";
 import { median, printTable } from "./lib.js";
 
 const COMMITS = Number(process.env.AVA_BENCH_ICEBERG_COMMITS ?? 300);
@@ -56,7 +60,7 @@ interface Round {
 type Done = Extract<SideReport, { op: "done" }>;
 
 /** A side's process (bench/iceberg-side.ts), warmed up; `run` gives its report. */
-async function startSide(mode: "plain" | "background" | "synchronous", fsync: boolean, folder: string) {
+async function startSide(mode: IcebergBenchMode, fsync: boolean, folder: string) {
   const child = fork(
     join(import.meta.dirname, "iceberg-side.ts"),
     [mode, fsync ? "on" : "off", String(WARMUP), String(BLOCK), String(RETAIN), folder],
@@ -96,14 +100,15 @@ async function startSide(mode: "plain" | "background" | "synchronous", fsync: bo
  * `COMMITS` commits on each side, both sides at once: each in its own process, so each one's CPU time is
  * its own work wherever its background exports fall, and machine noise hits both alike.
  */
-async function compare(fsync: boolean, background: boolean, folder: string): Promise<Round> {
-  const sides = await Promise.all([
-    startSide("plain", fsync, folder),
-    startSide(background ? "background" : "synchronous", fsync, folder),
-  ]);
+async function compare(fsync: boolean, mode: Measured, folder: string): Promise<Round> {
+  const sides = await Promise.all([startSide("plain", fsync, folder), startSide(mode, fsync, folder)]);
   const [plain, iceberg] = await Promise.all(sides.map((s) => s.run(COMMITS)));
   return { plain: plain!, iceberg: iceberg!, versions: iceberg!.versions, jsonBytes: iceberg!.jsonBytes };
 }
+
+/** What each round measures against the plain side (bench/iceberg-side.ts), in this order. */
+const MEASURED = ["synchronous", "background", "floor"] as const;
+type Measured = (typeof MEASURED)[number];
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 const tenth = (xs: readonly number[], last: boolean) => {
@@ -118,13 +123,13 @@ function tenthMs(runs: readonly Round[], side: "plain" | "iceberg", last: boolea
 }
 
 export async function benchIceberg(): Promise<void> {
-  // AVA_BENCH_ICEBERG_MODE=background (or synchronous) runs that mode alone; AVA_BENCH_ICEBERG_FSYNC=on (or
-  // off) that fsync setting alone.
+  // AVA_BENCH_ICEBERG_MODE=background (or synchronous, or floor) runs that mode alone;
+  // AVA_BENCH_ICEBERG_FSYNC=on (or off) that fsync setting alone.
   const only = process.env.AVA_BENCH_ICEBERG_MODE;
   const onlyFsync = process.env.AVA_BENCH_ICEBERG_FSYNC;
   const modes = [true, false]
-    .flatMap((fsync) => [false, true].map((background) => ({ fsync, background })))
-    .filter((m) => !only || only === (m.background ? "background" : "synchronous"))
+    .flatMap((fsync) => MEASURED.map((mode) => ({ fsync, mode })))
+    .filter((m) => !only || only === m.mode)
     .filter((m) => !onlyFsync || onlyFsync === (m.fsync ? "on" : "off"));
   // Rounds go through every mode before the next round, so a stretch of machine noise hits them alike.
   const rounds = new Map(modes.map((m) => [m, [] as Round[]]));
@@ -132,19 +137,29 @@ export async function benchIceberg(): Promise<void> {
   const filesystem = describeFilesystem(folder);
   try {
     for (let r = 0; r < ROUNDS; r++)
-      for (const m of modes) rounds.get(m)!.push(await compare(m.fsync, m.background, folder));
+      for (const m of modes) rounds.get(m)!.push(await compare(m.fsync, m.mode, folder));
   } finally {
     await rm(folder, { recursive: true, force: true, maxRetries: 3 });
   }
   const rows = [];
   for (const m of modes) {
     const runs = rounds.get(m)!;
-    const mode = `${m.background ? "background" : "synchronous"}, fsync ${m.fsync ? "on" : "off"}`;
+    const fsync = `fsync ${m.fsync ? "on" : "off"}`;
     const med = (f: (r: Round) => number) => median(runs.map(f));
-    const perCommit = (ms: number) => (ms / COMMITS).toFixed(2);
-    if (!m.background || only === "background")
+    if (m.mode === "floor") {
       rows.push({
-        case: `plain small commit (10 rows), fsync ${m.fsync ? "on" : "off"}`,
+        case: `floor (two files per commit, nothing encoded), ${fsync}: CPU per commit`,
+        median_ms: med((r) => r.iceberg.cpuMs) / COMMITS,
+        ratio: times(med((r) => r.iceberg.cpuMs / r.plain.cpuMs)),
+        note: `rounds ${runs.map((r) => times(r.iceberg.cpuMs / r.plain.cpuMs)).join(" ")}; whole run ${times(med((r) => r.iceberg.wallMs / r.plain.wallMs))}`,
+      });
+      continue;
+    }
+    const mode = `${m.mode}, ${fsync}`;
+    const perCommit = (ms: number) => (ms / COMMITS).toFixed(2);
+    if (m.mode === "synchronous" || (only && only !== "synchronous"))
+      rows.push({
+        case: `plain small commit (10 rows), ${fsync}`,
         median_ms: med((r) => median(r.plain.latencies)),
         note: `${COMMITS} commits × ${ROUNDS} rounds; whole run ${perCommit(med((r) => r.plain.wallMs))} ms, CPU ${perCommit(med((r) => r.plain.cpuMs))} ms per commit`,
       });
