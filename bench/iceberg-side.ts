@@ -2,9 +2,9 @@
 // makes small commits when the bench asks (bench/iceberg.ts), both sides at the same time. A process per
 // side lets each side's CPU time (process.cpuUsage) hold exactly its own work — a background export runs
 // whenever its timer fires, which in one shared process could land in the other side's measurement.
-// argv: "plain" | "background" | "synchronous" | "floor", fsync "on" | "off", warm-up commits, commits per block,
-// snapshots retention keeps (0: every one; else both sides expire the older ones after each block), and the
-// folder to make the tables in, which the bench deletes once every round has run.
+// argv: "plain" | "background" | "synchronous" | "floor", fsync "on" | "off", warm-up commits, commits per
+// block, snapshots retention keeps (0: every one; else both sides expire the older ones after each block),
+// and the folder to make the tables in, which the bench deletes once every round has run.
 //
 // No table folder is deleted here, the warm-up's included: on a file system like this VM's (ext4 without a
 // journal), creating a file skips every inode freed in the last ~30 s (ext4's recently_deleted(), which
@@ -57,8 +57,8 @@ const open = () => openBenchTable(mode!, fsync, folderArg!);
 
 /**
  * "floor": the least any per-commit Iceberg export costs. An Iceberg snapshot needs a manifest list of its
- * own, and a commit that adds a file a manifest naming it (none can be shared: a reader of a snapshot takes
- * every live entry of every manifest its list names). So after each commit of a plain table this side writes
+ * own, and a commit that adds a file needs a manifest naming it (none can be shared: a reader of a snapshot
+ * takes every live entry of every manifest its list names). So after each commit of a plain table this side writes
  * two files the size of a 10-row append's manifest and a manifest list (3.7 and 7.9 KB, the median of a
  * table's first 300), as the export does (no fsync, into the metadata folder), with nothing encoded: no
  * Avro, no metadata JSON, no Parquet field ids or column sizes.
