@@ -21,6 +21,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, writeSync } from "node:fs";
 import { unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { setImmediate as afterPoll } from "node:timers/promises";
 import { crc32 } from "../../avro/crc32.js";
 import { AvaError } from "../../errors.js";
 import { closeAsync, fdatasyncAsync, ftruncateAsync, openAsync, readAsync, writeAsync } from "./fd-async.js";
@@ -163,7 +164,7 @@ export class SegmentWriter {
       // Without fsync, a yield past the event loop's poll phase (see writeSmallNewFile): a tight loop of
       // commits must not starve every other I/O callback. RecordSync yields the same way.
       if (this.fsync) await this.#recordSync.sync(segment.fd);
-      else await new Promise((resolve) => setImmediate(resolve));
+      else await afterPoll();
     } catch (err) {
       record.retire();
       record.release();

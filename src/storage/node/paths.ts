@@ -3,6 +3,7 @@
 import { close, closeSync, fdatasync, open, openSync, write, writeSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { setImmediate as afterPoll } from "node:timers/promises";
 import { AvaError, isAvaError } from "../../errors.js";
 
 export function insideRoot(root: string, path: string): string {
@@ -80,7 +81,7 @@ export async function writeSmallNewFile(
   const fd = openSync(full, "wx");
   try {
     for (let offset = 0; offset < data.length; ) offset += writeSync(fd, data, offset, data.length - offset);
-    await (durable ? durable(fd) : new Promise((resolve) => setImmediate(resolve)));
+    await (durable ? durable(fd) : afterPoll());
   } finally {
     closeSync(fd);
   }

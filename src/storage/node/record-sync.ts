@@ -12,6 +12,7 @@
 // while the recent ones took under SYNC_BUDGET_MS on average: past that (a spinning or network disk, or a
 // burst of other writes) the wake-ups cost a small share of the wait, and the event loop matters more.
 import { fdatasyncSync } from "node:fs";
+import { setImmediate as afterPoll } from "node:timers/promises";
 import { fdatasyncAsync } from "./fd-async.js";
 
 /** The recent fdatasyncs' average (ms) above which they go to the thread pool. */
@@ -51,7 +52,7 @@ export class RecordSync {
       } finally {
         this.#note(performance.now() - start);
       }
-      await new Promise((resolve) => setImmediate(resolve));
+      await afterPoll();
     } else {
       try {
         await this.calls.pooled(fd);
